@@ -1,0 +1,55 @@
+import type { Manifest } from './manifest.ts';
+import type { Overlay } from './overlay.ts';
+import type { Role } from './role.ts';
+import { yamlScalar } from './yaml.ts';
+
+// One interpreter for every runner: the manifest's tools_style picks how tools are written.
+
+export const RENDERED_MARK = 'by gateline render - DO NOT EDIT.';
+
+export interface Agent {
+  role: Role;
+  manifest: Manifest;
+  model: string;
+  tools: string[];
+  overlays: Overlay[];
+}
+
+export function header(role: Role): string {
+  return `RENDERED from roles/${role.name}.md ${RENDERED_MARK} Edit the role spec, then run: gateline render`;
+}
+
+/** True when a file carries the header, i.e. gateline wrote it and may rewrite or delete it. */
+export function isRendered(text: string): boolean {
+  return /^(<!--|#) RENDERED from roles\/[a-z][a-z0-9-]*\.md by gateline render - DO NOT EDIT\./m.test(text);
+}
+
+export function emitAgent(agent: Agent): string {
+  const { role, manifest } = agent;
+  const lines = ['---', `name: ${role.name}`, `description: ${yamlScalar(role.dispatch)}`];
+  lines.push(...toolLines(agent.tools, manifest.toolsStyle));
+  lines.push(`model: ${yamlScalar(agent.model)}`);
+  for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
+    lines.push(`${key}: ${typeof value === 'string' ? yamlScalar(value) : String(value)}`);
+  }
+  lines.push('---', `<!-- ${header(role)} -->`, '', role.body);
+  for (const overlay of agent.overlays) {
+    if (overlay.splice) lines.push('', `<!-- overlay: ${overlay.file} -->`, overlay.splice);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
+  switch (style) {
+    case 'csv':
+      // An absent or bare `tools:` means "every tool" in the runners: always write the list.
+      return [tools.length ? `tools: ${tools.join(', ')}` : 'tools: []'];
+    case 'yaml-list':
+      return tools.length ? ['tools:', ...tools.map((t) => `  - ${yamlScalar(t)}`)] : ['tools: []'];
+    case 'permission-map':
+      // opencode: the last matching rule wins, so the deny-all must come first.
+      return ['permission:', '  "*": deny', ...tools.map((t) => `  ${yamlScalar(t)}: allow`)];
+    case 'codex-sandbox':
+      throw new Error('codex-sandbox is emitted as TOML');
+  }
+}

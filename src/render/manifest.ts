@@ -1,0 +1,200 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isCapability, ROLE_NAME } from '../shared/capabilities.ts';
+import { parseJson } from '../shared/json.ts';
+import { checkRelativePath } from '../shared/paths.ts';
+import type { Problem } from '../shared/problem.ts';
+import { lineOfJsonKey, readText } from '../shared/text.ts';
+
+export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
+const TOOLS_STYLES: ToolsStyle[] = ['csv', 'yaml-list', 'permission-map', 'codex-sandbox'];
+
+export type Scalar = string | number | boolean;
+
+export interface Manifest {
+  adapter: string;
+  /** Display path, relative to the repository root. */
+  file: string;
+  outputDir: string;
+  filename: string;
+  toolsStyle: ToolsStyle;
+  roles: string[];
+  toolMap: Record<string, string[]>;
+  modelMap: Record<string, string>;
+  modelOverrides: Record<string, string>;
+  extraFrontmatter: Record<string, Scalar>;
+  /** The JSON text, to point messages at the line of a key. */
+  text: string;
+}
+
+const KNOWN_KEYS = [
+  '$schema',
+  '_comment',
+  'adapter',
+  'output_dir',
+  'filename',
+  'tools_style',
+  'roles',
+  'tool_map',
+  'model_map',
+  'model_overrides',
+  'extra_frontmatter',
+  'model_vendors',
+  'headless',
+];
+
+// Keys that grant tools or permissions in some runner. extra_frontmatter may never set them:
+// they would widen a role past its capabilities. Compared without case, '-' or '_'.
+const GRANTING_KEYS = [
+  'tools',
+  'allowedtools',
+  'disallowedtools',
+  'permission',
+  'permissions',
+  'permissionmode',
+  'sandboxmode',
+  'approvalpolicy',
+  'approvalmode',
+  'defaultpermissions',
+  'websearch',
+  'mcpservers',
+  'mcp',
+  'hooks',
+  'memory',
+  'skills',
+  'yolo',
+  'bypasspermissions',
+  'dangerouslyskippermissions',
+  'options',
+  'kind',
+  'agentcardurl',
+  'agentcardjson',
+];
+// Keys the renderer writes itself.
+const RESERVED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
+
+/** A runner tool name: a word, optionally with a parenthesised rule (`Bash(git diff:*)`). */
+const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\]*\))?$/;
+
+/** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */
+export function listAdapters(adaptersDir: string): string[] {
+  if (!existsSync(adaptersDir)) return [];
+  return readdirSync(adaptersDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(adaptersDir, d.name, 'manifest.json')))
+    .map((d) => d.name)
+    .sort();
+}
+
+export function loadManifest(adaptersDir: string, displayDir: string, name: string, problems: Problem[]): Manifest | undefined {
+  const file = `${displayDir}/${name}/manifest.json`;
+  const text = readText(join(adaptersDir, name, 'manifest.json'));
+  const parsed = parseJson(text, file, problems, 'fix the syntax');
+  if (!parsed) return undefined;
+  const json = parsed.value;
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    problems.push({ file, line: 1, message: 'a manifest must be a JSON object' });
+    return undefined;
+  }
+  const m = json as Record<string, unknown>;
+  const before = problems.length;
+  const at = (key: string) => lineOfJsonKey(text, key);
+  const bad = (key: string, message: string) => problems.push({ file, line: at(key), message: `'${key}' ${message}` });
+
+  for (const key of Object.keys(m)) {
+    if (!KNOWN_KEYS.includes(key)) bad(key, `is not a manifest key (known: ${KNOWN_KEYS.join(', ')})`);
+  }
+  for (const key of ['adapter', 'output_dir', 'filename', 'tools_style']) {
+    if (typeof m[key] !== 'string' || m[key] === '') bad(key, m[key] === undefined ? 'is required' : 'must be a non-empty string');
+  }
+  if (typeof m.adapter === 'string' && m.adapter !== name) bad('adapter', `is '${m.adapter}' but the folder is '${name}': make them equal`);
+  if (typeof m.output_dir === 'string' && m.output_dir !== '') {
+    checkRelativePath(m.output_dir, (message) => bad('output_dir', message));
+  }
+  if (typeof m.filename === 'string' && m.filename !== '') {
+    if (!m.filename.includes('{role}')) bad('filename', "must contain '{role}'");
+    if (/[/\\]/.test(m.filename)) bad('filename', 'must be a file name, without path separators');
+    if (m.filename.replaceAll('{role}', 'x').startsWith('.')) bad('filename', "must not start with '.'");
+  }
+  if (typeof m.tools_style === 'string' && !TOOLS_STYLES.includes(m.tools_style as ToolsStyle)) {
+    bad('tools_style', `must be one of ${TOOLS_STYLES.join(', ')}`);
+  }
+  const roles = stringArray(m.roles);
+  if (!roles) bad('roles', m.roles === undefined ? 'is required (a list of role names)' : 'must be an array of role names');
+  else {
+    for (const role of roles) if (!ROLE_NAME.test(role)) bad('roles', `lists '${role}', which is not a role name (${ROLE_NAME.source})`);
+    if (new Set(roles).size !== roles.length) bad('roles', 'lists a role twice');
+  }
+
+  const toolMap = record(m.tool_map, 'tool_map', bad) ?? {};
+  for (const [cap, tools] of Object.entries(toolMap)) {
+    if (!isCapability(cap)) bad('tool_map', `maps '${cap}', which is not a capability`);
+    const list = stringArray(tools);
+    if (!list) {
+      bad('tool_map', `'${cap}' must map to an array of tool names`);
+      continue;
+    }
+    for (const tool of list) {
+      if (/[*?]/.test(tool.replace(/\(.*\)$/, ''))) {
+        bad('tool_map', `'${cap}' maps to the wildcard '${tool}', which grants tools no capability declared`);
+      } else if (!TOOL_NAME.test(tool)) bad('tool_map', `'${cap}' maps to '${tool}', which is not a plain tool name`);
+      else if (m.tools_style === 'permission-map' && tool.includes('(')) {
+        bad('tool_map', `'${cap}' maps to '${tool}': permission-map tools are plain permission names`);
+      }
+    }
+  }
+  const modelMap = stringRecord(m.model_map, 'model_map', bad) ?? {};
+  const modelOverrides = stringRecord(m.model_overrides ?? {}, 'model_overrides', bad) ?? {};
+  const extra = record(m.extra_frontmatter ?? {}, 'extra_frontmatter', bad) ?? {};
+  for (const [key, value] of Object.entries(extra)) {
+    const norm = key.toLowerCase().replace(/[-_]/g, '');
+    if (GRANTING_KEYS.includes(norm)) {
+      bad('extra_frontmatter', `may not set '${key}': it grants tools or permissions, which come only from the role's capabilities`);
+    } else if (RESERVED_KEYS.includes(norm)) {
+      bad('extra_frontmatter', `may not set '${key}': the renderer writes it from the role spec`);
+    } else if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(key)) {
+      bad('extra_frontmatter', `key '${key}' is not a plain frontmatter key`);
+    } else if (!['string', 'number', 'boolean'].includes(typeof value)) {
+      bad('extra_frontmatter', `'${key}' must be a string, number or boolean (frontmatter stays flat)`);
+    }
+  }
+  for (const key of ['model_vendors', 'headless']) if (m[key] !== undefined) record(m[key], key, bad);
+  if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
+    bad('_comment', 'must be a string or an array of strings');
+  }
+  if (problems.length > before) return undefined;
+  return {
+    adapter: name,
+    file,
+    outputDir: (m.output_dir as string).replace(/\/+$/, ''),
+    filename: m.filename as string,
+    toolsStyle: m.tools_style as ToolsStyle,
+    roles: roles as string[],
+    toolMap: toolMap as Record<string, string[]>,
+    modelMap,
+    modelOverrides,
+    extraFrontmatter: extra as Record<string, Scalar>,
+    text,
+  };
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
+function record(value: unknown, key: string, bad: (key: string, message: string) => void): Record<string, unknown> | undefined {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  bad(key, value === undefined ? 'is required (an object)' : 'must be an object');
+  return undefined;
+}
+
+function stringRecord(value: unknown, key: string, bad: (key: string, message: string) => void): Record<string, string> | undefined {
+  const obj = record(value, key, bad);
+  if (!obj) return undefined;
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v !== 'string' || v.trim() === '' || /[\n"]/.test(v)) {
+      bad(key, `'${k}' must be a model name on one line`);
+      return undefined;
+    }
+  }
+  return obj as Record<string, string>;
+}

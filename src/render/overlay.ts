@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import type { Problem } from '../shared/problem.ts';
+import { lineAt, readText } from '../shared/text.ts';
+
+export interface Overlay {
+  /** Display path, relative to the repository root. */
+  file: string;
+  present: boolean;
+  /** Zero bytes or only white space: `validate` reports it. */
+  empty: boolean;
+  /** What gets spliced: '' when the file is absent, empty, or holds only HTML comments. */
+  splice: string;
+}
+
+export function readOverlay(path: string, file: string, problems: Problem[]): Overlay {
+  if (!existsSync(path)) return { file, present: false, empty: true, splice: '' };
+  const text = readText(path).trim();
+  const open = text.replace(/<!--[\s\S]*?-->/g, (c) => ' '.repeat(c.length)).indexOf('<!--');
+  if (open >= 0) {
+    problems.push({ file, line: lineAt(text, open), message: "HTML comment is not closed: add '-->'" });
+    return { file, present: true, empty: false, splice: '' };
+  }
+  const commentOnly = text.replace(/<!--[\s\S]*?-->/g, '').trim() === '';
+  return { file, present: true, empty: text === '', splice: commentOnly ? '' : text };
+}

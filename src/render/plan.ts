@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { Context } from '../shared/context.ts';
+import { escapesThroughSymlink } from '../shared/paths.ts';
+import type { Problem } from '../shared/problem.ts';
+import { emitAgent } from './emit.ts';
+import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
+import { type Overlay, readOverlay } from './overlay.ts';
+import { loadRole, type Role } from './role.ts';
+import { toolsForRole } from './tools.ts';
+
+export interface PlannedFile {
+  /** Relative to the repository root, '/'-separated. */
+  path: string;
+  content: string;
+  adapter: string;
+  role: string;
+}
+
+export interface Plan {
+  files: PlannedFile[];
+  /** Every adapter of the core, rendered or not: their output folders are scanned for orphans. */
+  manifests: Manifest[];
+  /** The overlays the rendered roles use (host only), for `validate`. */
+  overlays: Overlay[];
+  problems: Problem[];
+}
+
+/** Plans every file of every selected adapter × role without touching the disk. */
+export function planRender(ctx: Context): Plan {
+  const problems: Problem[] = [];
+  const at = (...parts: string[]) => [ctx.coreDisplay, ...parts].filter(Boolean).join('/');
+  const adaptersDir = join(ctx.coreRoot, 'adapters');
+  const names = listAdapters(adaptersDir);
+  if (names.length === 0) problems.push({ file: at('adapters'), message: 'no adapter found (a folder with a manifest.json)' });
+  for (const name of ctx.selected ?? []) {
+    if (!names.includes(name)) {
+      problems.push({
+        file: `${ctx.prefix}/framework-lock.json`,
+        message: `selects adapter '${name}', which the core does not have (${names.join(', ')})`,
+      });
+    }
+  }
+  const manifests = names.flatMap((name) => loadManifest(adaptersDir, at('adapters'), name, problems) ?? []);
+
+  const roles = new Map<string, Role | undefined>();
+  const role = (name: string) => {
+    if (!roles.has(name)) roles.set(name, loadRole(join(ctx.coreRoot, 'roles'), at('roles'), name, problems));
+    return roles.get(name);
+  };
+  const overlays = new Map<string, Overlay>();
+  const overlay = (name: string) => {
+    const file = `${ctx.prefix}/overlays/${name}.md`;
+    if (!overlays.has(file)) overlays.set(file, readOverlay(join(ctx.root, file), file, problems));
+    return overlays.get(file) as Overlay;
+  };
+
+  const files: PlannedFile[] = [];
+  const owner = new Map<string, string>();
+  for (const manifest of manifests) {
+    if (ctx.selected && !ctx.selected.includes(manifest.adapter)) continue;
+    for (const name of manifest.roles) {
+      const spec = role(name);
+      if (!spec) continue;
+      const model = manifest.modelOverrides[name] ?? manifest.modelMap[spec.profile];
+      if (!model) {
+        problems.push({
+          file: manifest.file,
+          message:
+            `no model for role '${name}': its capability_profile '${spec.profile}' is not in model_map ` +
+            `(${Object.keys(manifest.modelMap).join(', ') || 'empty'}); add it, or set model_overrides.${name}`,
+        });
+        continue;
+      }
+      const before = problems.length;
+      const tools = toolsForRole(spec, manifest, problems);
+      const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
+      const leak = escapesThroughSymlink(ctx.root, path);
+      if (leak) problems.push({ file: manifest.file, message: `output ${leak}` });
+      const other = owner.get(path);
+      if (other) problems.push({ file: manifest.file, message: `renders '${path}', which adapter '${other}' also renders` });
+      if (problems.length > before) continue;
+      owner.set(path, manifest.adapter);
+      const spliced = ctx.mode === 'host' ? [overlay('_all'), overlay(name)] : [];
+      files.push({
+        path,
+        adapter: manifest.adapter,
+        role: name,
+        content: emitAgent({ role: spec, manifest, model, tools, overlays: spliced }),
+      });
+    }
+  }
+  return { files, manifests, overlays: [...overlays.values()], problems };
+}

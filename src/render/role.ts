@@ -1,0 +1,78 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../shared/capabilities.ts';
+import type { Problem } from '../shared/problem.ts';
+import { readText } from '../shared/text.ts';
+import { parseFrontmatter } from './frontmatter.ts';
+
+export interface Role {
+  name: string;
+  /** Display path of the spec, relative to the repository root. */
+  file: string;
+  dispatch: string;
+  capabilities: Capability[];
+  profile: string;
+  body: string;
+}
+
+const KEYS = ['dispatch', 'capabilities', 'capability_profile'];
+const PROFILE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Loads `roles/<name>.md`; pushes every problem it finds and returns undefined if there is any. */
+export function loadRole(rolesDir: string, displayDir: string, name: string, problems: Problem[]): Role | undefined {
+  const file = `${displayDir}/${name}.md`;
+  if (!ROLE_NAME.test(name)) {
+    problems.push({ file, message: `role name '${name}' must match ${ROLE_NAME.source}` });
+    return undefined;
+  }
+  const path = join(rolesDir, `${name}.md`);
+  if (!existsSync(path)) {
+    problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });
+    return undefined;
+  }
+  const before = problems.length;
+  const fm = parseFrontmatter(readText(path), file, problems);
+  if (!fm) return undefined;
+
+  for (const [key, { line }] of fm.fields) {
+    if (!KEYS.includes(key)) problems.push({ file, line, message: `unknown key '${key}' (allowed: ${KEYS.join(', ')})` });
+  }
+  for (const key of KEYS) {
+    if (!fm.fields.has(key)) problems.push({ file, line: 1, message: `missing required key '${key}'` });
+  }
+  const dispatch = fm.fields.get('dispatch');
+  const caps = fm.fields.get('capabilities');
+  const profile = fm.fields.get('capability_profile');
+  if (dispatch && typeof dispatch.value !== 'string') {
+    problems.push({ file, line: dispatch.line, message: "'dispatch' must be one line of text, not a list" });
+  }
+  const capabilities: Capability[] = [];
+  if (caps) {
+    if (!Array.isArray(caps.value)) {
+      problems.push({ file, line: caps.line, message: "'capabilities' must be a list, e.g. [read, search]" });
+    } else {
+      for (const cap of caps.value) {
+        if (!isCapability(cap)) {
+          problems.push({ file, line: caps.line, message: `unknown capability '${cap}' (known: ${CAPABILITIES.join(', ')})` });
+        } else if (capabilities.includes(cap)) {
+          problems.push({ file, line: caps.line, message: `capability '${cap}' is listed twice` });
+        } else capabilities.push(cap);
+      }
+    }
+  }
+  if (profile && (typeof profile.value !== 'string' || !PROFILE.test(profile.value))) {
+    problems.push({ file, line: profile.line, message: "'capability_profile' must be one name, e.g. deep" });
+  }
+  if (problems.length > before) return undefined;
+  const body = fm.body.replace(/^\n+/, '').trimEnd();
+  if (body === '') problems.push({ file, message: 'the role has no body: write the prompt below the frontmatter' });
+  if (problems.length > before) return undefined;
+  return {
+    name,
+    file,
+    dispatch: dispatch?.value as string,
+    capabilities,
+    profile: profile?.value as string,
+    body,
+  };
+}

@@ -1,0 +1,36 @@
+import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { FileState } from './state.ts';
+
+/**
+ * Brings the disk in line with the compared plan: writes missing and stale files (each through a
+ * temp file and a rename, so no reader ever sees half a file) and removes orphans.
+ * Fresh files are not touched, so their mtimes stay.
+ */
+export function applyStates(root: string, states: FileState[]): { written: string[]; removed: string[] } {
+  const written: string[] = [];
+  const removed: string[] = [];
+  for (const state of states) {
+    const abs = join(root, state.path);
+    if (state.status === 'orphan') {
+      unlinkSync(abs);
+      removed.push(state.path);
+    } else if (state.status !== 'fresh' && state.next !== undefined) {
+      writeAtomic(abs, state.next);
+      written.push(state.path);
+    }
+  }
+  return { written, removed };
+}
+
+export function writeAtomic(abs: string, content: string): void {
+  mkdirSync(dirname(abs), { recursive: true });
+  const tmp = join(dirname(abs), `.${basename(abs)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(tmp, content);
+    renameSync(tmp, abs);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}

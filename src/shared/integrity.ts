@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// The vendored core is pinned file by file, so an edit is reported by name, and as a whole
+// (`integrity`), so one value says whether anything changed.
+
+/** sha256 of every regular file under `dir`, keyed by its '/'-separated relative path, sorted. */
+export function hashTree(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) files[path] = hashBytes(readFileSync(join(dir, path)));
+      else files[path] = 'not-a-regular-file';
+    }
+  };
+  walk('');
+  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+export function hashBytes(bytes: Uint8Array | string): string {
+  return `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
+}
+
+/** One hash over the file list: each line is `<hash> <path>`, in path order. */
+export function integrityOf(files: Record<string, string>): string {
+  const lines = Object.keys(files)
+    .sort()
+    .map((path) => `${files[path]} ${path}\n`);
+  return hashBytes(lines.join(''));
+}

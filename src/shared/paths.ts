@@ -1,0 +1,51 @@
+import { lstatSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, sep } from 'node:path';
+
+// Paths from manifests, the lock and flags never leave the repository (SPEC section 5).
+
+/** Checks the shape of a repository-relative path; calls `bad` with a message for each flaw. */
+export function checkRelativePath(path: string, bad: (message: string) => void): void {
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path) || path.startsWith('\\')) {
+    bad(`must be relative to the repository root, not absolute ('${path}')`);
+    return;
+  }
+  const parts = path.replace(/\/+$/, '').split('/');
+  if (path.includes('\\')) bad(`must use '/' as separator ('${path}')`);
+  else if (parts.includes('..')) bad(`must stay inside the repository: '..' is not allowed ('${path}')`);
+  else if (parts.some((p) => p === '' || p === '.')) bad(`must be a plain relative path without empty or '.' parts ('${path}')`);
+  else if (parts.some((p) => p.toLowerCase() === '.git')) bad(`must not point into .git ('${path}')`);
+}
+
+/**
+ * Returns a reason when `rel` (already shape-checked) would leave `root` through a symlink,
+ * or when the final path is itself a symlink; undefined when it is safe to write there.
+ */
+export function escapesThroughSymlink(root: string, rel: string): string | undefined {
+  const realRoot = realpathSync(root);
+  let current = root;
+  const parts = rel.split('/');
+  for (const [i, part] of parts.entries()) {
+    current = join(current, part);
+    let stat: ReturnType<typeof lstatSync>;
+    try {
+      stat = lstatSync(current);
+    } catch {
+      return undefined; // does not exist yet: nothing below it can be a link
+    }
+    if (!stat.isSymbolicLink()) continue;
+    if (i === parts.length - 1) return `'${rel}' is a symbolic link; gateline writes only regular files`;
+    let target: string;
+    try {
+      target = realpathSync(current);
+    } catch {
+      return `'${parts.slice(0, i + 1).join('/')}' is a broken symbolic link`;
+    }
+    const inside = relative(realRoot, target);
+    const link = parts.slice(0, i + 1).join('/');
+    if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+      return `'${link}' is a symbolic link that leaves the repository`;
+    }
+    if (inside.split(sep)[0] === '.git') return `'${link}' is a symbolic link into .git`;
+  }
+  return undefined;
+}

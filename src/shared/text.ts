@@ -1,0 +1,23 @@
+import { readFileSync } from 'node:fs';
+
+/** Reads a text file as the renderer sees it: UTF-8, no BOM, LF line endings. */
+export function readText(path: string): string {
+  return normalize(readFileSync(path, 'utf8'));
+}
+
+export function normalize(text: string): string {
+  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+}
+
+/** 1-based line number of a character offset. */
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text[i] === '\n') line++;
+  return line;
+}
+
+/** Line of the first occurrence of `"key"` in a JSON text, for messages about that key. */
+export function lineOfJsonKey(text: string, key: string): number | undefined {
+  const at = text.indexOf(JSON.stringify(key));
+  return at < 0 ? undefined : lineAt(text, at);
+}

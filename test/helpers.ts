@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, onTestFinished } from 'vitest';
+import { vendorCore } from '../src/init/vendor.ts';
+import { hashTree } from '../src/shared/integrity.ts';
+import { buildLock, stringifyLock } from '../src/shared/lock.ts';
+
+export const REPO = join(import.meta.dirname, '..');
+export const MAIN = join(REPO, 'src', 'main.ts');
+
+/** A temp folder with the given files, removed when the test ends. */
+export function testdir(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateline-test-'));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    onTestFinished(cleanup);
+  } catch {
+    afterAll(cleanup); // called while a describe block is collected
+  }
+  writeFiles(dir, files);
+  return dir;
+}
+
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+}
+
+/** A framework checkout: this repo's roles/ and adapters/ (or given ones) in a temp git repo. */
+export function checkout(files: Record<string, string> = {}, { shipped = true } = {}): string {
+  const dir = testdir();
+  mkdirSync(join(dir, '.git'));
+  if (shipped) {
+    for (const sub of ['roles', 'adapters']) copyTree(join(REPO, sub), join(dir, sub));
+  } else {
+    mkdirSync(join(dir, 'roles'));
+    mkdirSync(join(dir, 'adapters'));
+  }
+  writeFiles(dir, files);
+  return dir;
+}
+
+/** A host repository: the core vendored under .gateline/core, a lock, and the given overlays/files. */
+export function host(
+  files: Record<string, string> = {},
+  { adapters = ['claude-code', 'gemini-cli', 'opencode'], prefix = '.gateline' } = {},
+): string {
+  const dir = testdir();
+  mkdirSync(join(dir, '.git'));
+  const core = join(dir, prefix, 'core');
+  vendorCore(REPO, core);
+  writeFiles(dir, files);
+  const lock = buildLock(hashTree(core), {
+    version: '0.1.0',
+    source: { type: 'embedded', package: 'create-gateline@0.1.0' },
+    core: 'core',
+    adapters,
+  });
+  writeFileSync(join(dir, prefix, 'framework-lock.json'), stringifyLock(lock));
+  return dir;
+}
+
+export function copyTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copyTree(join(from, entry.name), join(to, entry.name));
+    else writeFileSync(join(to, entry.name), readFileSync(join(from, entry.name)));
+  }
+}
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the core as a user does: `node src/main.ts ...` in a child process, with Node 24. */
+export function gateline(args: string[], cwd: string, env: Record<string, string> = {}): Run {
+  const result = spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Every file under `dir` with its bytes and mtime: equal snapshots mean nothing was touched. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else out[path] = `${statSync(join(dir, path)).mtimeMs} ${readFileSync(join(dir, path), 'base64')}`;
+    }
+  };
+  walk('');
+  return out;
+}
+
+export function read(dir: string, path: string): string {
+  return readFileSync(join(dir, path), 'utf8');
+}

@@ -1,0 +1,220 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planRender } from '../src/render/plan.ts';
+import { CAPABILITIES } from '../src/shared/capabilities.ts';
+import { locate } from '../src/shared/context.ts';
+import { checkout, gateline, read, snapshot, testdir } from './helpers.ts';
+
+// A widened permission is the worst bug this tool can have; these tests try to provoke one.
+
+const ROLE = (caps: string[]) => `---\ndispatch: Test role.\ncapabilities: [${caps.join(', ')}]\ncapability_profile: deep\n---\nBody.\n`;
+
+function manifest(overrides: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    adapter: 'test',
+    output_dir: 'out',
+    filename: '{role}.md',
+    tools_style: 'csv',
+    roles: ['r'],
+    tool_map: { read: ['Read'], search: ['Grep'], edit: ['Edit'], write: ['Write'], shell: ['Bash'], web: ['Web'], delegate: ['Agent'] },
+    model_map: { deep: 'm' },
+    ...overrides,
+  });
+}
+
+/** The tool names a rendered file grants, read back from whichever style it uses. */
+function grantedTools(text: string): string[] {
+  const fm = text.split('\n---\n')[0] as string;
+  const csv = /^tools: (.*)$/m.exec(fm)?.[1];
+  if (csv !== undefined) return csv === '[]' ? [] : csv.split(', ');
+  const list = /^tools:\n((?: {2}- .*\n?)*)/m.exec(fm);
+  if (list)
+    return (list[1] as string)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(4));
+  const perm = /^permission:\n((?: {2}.*\n?)*)/m.exec(fm);
+  if (perm) {
+    const rules = (perm[1] as string).split('\n').filter(Boolean);
+    expect(rules[0]).toBe('  "*": deny');
+    return rules.slice(1).map((r) => (/^ {2}(\S+): allow$/.exec(r) as RegExpExecArray)[1] as string);
+  }
+  throw new Error(`no tool list in:\n${fm}`);
+}
+
+describe('shipped adapters grant each role only what its capabilities map to', () => {
+  const dir = checkout();
+  const plan = planRender(locate(dir));
+  it('plans without problems', () => expect(plan.problems).toEqual([]));
+  for (const file of plan.files) {
+    it(`${file.path}`, () => {
+      const m = plan.manifests.find((x) => x.adapter === file.adapter);
+      const caps = (/^capabilities: \[(.*)\]$/m.exec(read(dir, `roles/${file.role}.md`))?.[1] ?? '').split(', ');
+      const allowed = caps.flatMap((c) => m?.toolMap[c] ?? []);
+      const granted = grantedTools(file.content);
+      expect(granted.length).toBeGreaterThan(0);
+      for (const tool of granted) expect(allowed).toContain(tool);
+      if (file.role === 'reviewer' || file.role === 'verifier') {
+        for (const tool of [...(m?.toolMap.edit ?? []), ...(m?.toolMap.write ?? [])]) expect(granted).not.toContain(tool);
+      }
+    });
+  }
+});
+
+describe('random roles and tool maps never widen', () => {
+  it('holds for 300 generated cases', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const pool = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (let i = 0; i < 300; i++) {
+      const caps = CAPABILITIES.filter(() => rand(2) === 0);
+      const toolMap = Object.fromEntries(CAPABILITIES.map((c) => [c, pool.filter(() => rand(4) === 0)]));
+      const style = (['csv', 'yaml-list', 'permission-map'] as const)[rand(3)];
+      const dir = checkout(
+        { 'roles/r.md': ROLE(caps), 'adapters/test/manifest.json': manifest({ tool_map: toolMap, tools_style: style }) },
+        { shipped: false },
+      );
+      const plan = planRender(locate(dir));
+      const lacking = CAPABILITIES.filter((c) => !caps.includes(c));
+      const forbidden = new Set(lacking.flatMap((c) => toolMap[c] ?? []));
+      const allowed = new Set(caps.flatMap((c) => toolMap[c] ?? []));
+      if (plan.problems.length) {
+        // Refused: only ever because a granted tool is shared with a lacking capability.
+        expect(plan.problems.every((p) => p.message.includes('would leak'))).toBe(true);
+        expect([...allowed].some((t) => forbidden.has(t))).toBe(true);
+      } else {
+        const granted = grantedTools(plan.files[0]?.content ?? '');
+        expect(new Set(granted)).toEqual(allowed);
+        for (const tool of granted) expect(forbidden.has(tool)).toBe(false);
+      }
+    }
+  });
+});
+
+describe('refusals', () => {
+  const cases: [string, Record<string, string>, RegExp][] = [
+    [
+      'a tool shared with a capability the role lacks (opencode edit covers write)',
+      {
+        'roles/r.md': ROLE(['read', 'edit']),
+        'adapters/test/manifest.json': manifest({ tool_map: { read: ['read'], edit: ['edit'], write: ['edit'] } }),
+      },
+      /role 'r' would leak capability 'write': tool 'edit'.*Grant the role 'write'/,
+    ],
+    ...[
+      'tools',
+      'permission',
+      'permissions',
+      'permissionMode',
+      'disallowedTools',
+      'sandbox_mode',
+      'approval_policy',
+      'mcpServers',
+      'Permission-Mode',
+    ].map((key): [string, Record<string, string>, RegExp] => [
+      `extra_frontmatter setting '${key}'`,
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter: { [key]: 'x' } }) },
+      new RegExp(`may not set '${key}': it grants tools or permissions`),
+    ]),
+    [
+      'a wildcard tool',
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['mcp_*'] } }) },
+      /wildcard 'mcp_\*'/,
+    ],
+    [
+      'extra_frontmatter overriding the rendered name',
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter: { name: 'admin' } }) },
+      /may not set 'name'/,
+    ],
+    [
+      'output_dir with ..',
+      { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ output_dir: 'a/../../out' }) },
+      /'\.\.' is not allowed/,
+    ],
+    ['absolute output_dir', { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ output_dir: '/tmp/x' }) }, /not absolute/],
+    [
+      'output_dir into .git',
+      { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ output_dir: '.git/hooks' }) },
+      /must not point into \.git/,
+    ],
+    [
+      'a filename with a separator',
+      { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ filename: '../{role}.md' }) },
+      /without path separators/,
+    ],
+    [
+      'a filename without {role}',
+      { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ filename: 'agent.md' }) },
+      /must contain '\{role\}'/,
+    ],
+    [
+      'a role name that is a path',
+      { 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ roles: ['../../etc/passwd'] }) },
+      /not a role name/,
+    ],
+  ];
+  for (const [name, files, message] of cases) {
+    it(name, () => {
+      const dir = checkout(files, { shipped: false });
+      const before = snapshot(dir);
+      const run = gateline(['render'], dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(/adapters\/test\/manifest\.json/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  }
+
+  it('an output folder reached through a symlink that leaves the repository', () => {
+    const outside = testdir();
+    const dir = checkout(
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ output_dir: 'link/agents' }) },
+      { shipped: false },
+    );
+    symlinkSync(outside, join(dir, 'link'));
+    const run = gateline(['render'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/'link' is a symbolic link that leaves the repository/);
+    expect(snapshot(outside)).toEqual({});
+  });
+
+  it('an output file that is a symlink', () => {
+    const outside = testdir({ 'target.md': 'secret\n' });
+    const dir = checkout({ 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest() }, { shipped: false });
+    mkdirSync(join(dir, 'out'));
+    symlinkSync(join(outside, 'target.md'), join(dir, 'out/r.md'));
+    const run = gateline(['render'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/'out\/r\.md' is a symbolic link; gateline writes only regular files/);
+    expect(read(outside, 'target.md')).toBe('secret\n');
+  });
+});
+
+describe('empty tool lists are explicit, never omitted', () => {
+  for (const [style, line] of [
+    ['csv', 'tools: []'],
+    ['yaml-list', 'tools: []'],
+    ['permission-map', 'permission:\n  "*": deny\nmodel'],
+  ] as const) {
+    it(style, () => {
+      const dir = checkout({ 'roles/r.md': ROLE([]), 'adapters/test/manifest.json': manifest({ tools_style: style }) }, { shipped: false });
+      expect(gateline(['render'], dir).code).toBe(0);
+      const out = read(dir, 'out/r.md');
+      expect(out).toContain(line);
+      expect(out).not.toMatch(/^tools:\s*$/m);
+    });
+  }
+  it('a capability the adapter maps to nothing narrows to an empty list', () => {
+    const dir = checkout(
+      { 'roles/r.md': ROLE(['web']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['Read'] } }) },
+      { shipped: false },
+    );
+    expect(gateline(['render'], dir).code).toBe(0);
+    expect(read(dir, 'out/r.md')).toContain('tools: []');
+  });
+});
