@@ -58,6 +58,12 @@ export function planRender(ctx: Context): Plan {
   const owner = new Map<string, string>();
   for (const manifest of manifests) {
     if (ctx.selected && !ctx.selected.includes(manifest.adapter)) continue;
+    // The folder is checked once; the files in it are checked when they are compared.
+    const leak = escapesThroughSymlink(ctx.root, manifest.outputDir);
+    if (leak) {
+      problems.push({ file: manifest.file, message: `output_dir ${leak}` });
+      continue;
+    }
     for (const name of manifest.roles) {
       const spec = role(name);
       if (!spec) continue;
@@ -74,8 +80,6 @@ export function planRender(ctx: Context): Plan {
       const before = problems.length;
       const tools = toolsForRole(spec, manifest, problems);
       const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
-      const leak = escapesThroughSymlink(ctx.root, path);
-      if (leak) problems.push({ file: manifest.file, message: `output ${leak}` });
       const other = owner.get(path);
       if (other) problems.push({ file: manifest.file, message: `renders '${path}', which adapter '${other}' also renders` });
       if (problems.length > before) continue;

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
@@ -25,13 +24,15 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
     problems.push({ file, message: `role name '${name}' must match ${ROLE_NAME.source}` });
     return undefined;
   }
-  const path = join(rolesDir, `${name}.md`);
-  if (!existsSync(path)) {
+  let text: string;
+  try {
+    text = readText(join(rolesDir, `${name}.md`));
+  } catch {
     problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });
     return undefined;
   }
   const before = problems.length;
-  const fm = parseFrontmatter(readText(path), file, problems);
+  const fm = parseFrontmatter(text, file, problems);
   if (!fm) return undefined;
 
   for (const [key, { line }] of fm.fields) {

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
@@ -22,24 +22,44 @@ export interface FileState {
  * Compares a plan with the disk: each planned file is fresh, missing or stale; a file in an
  * adapter's output folder that matches its pattern and carries the RENDERED header but is not
  * planned is an orphan. A planned path held by a file without the header is a problem: it was
- * written by hand and gateline never overwrites it.
+ * written by hand and gateline never overwrites it. Each output folder is listed once.
  */
 export function compareWithDisk(root: string, plan: Plan): { states: FileState[]; problems: Problem[] } {
   const problems: Problem[] = [];
   const states: FileState[] = [];
-  const planned = new Set(plan.files.map((f) => f.path));
+  const listings = new Map<string, Map<string, Dirent>>();
+  const listing = (dir: string) => {
+    let entries = listings.get(dir);
+    if (!entries) {
+      entries = new Map();
+      try {
+        for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) entries.set(entry.name, entry);
+      } catch {
+        // no such folder yet: every file in it is missing
+      }
+      listings.set(dir, entries);
+    }
+    return entries;
+  };
+
+  const planned = new Set<string>();
   for (const file of plan.files) {
-    const abs = join(root, file.path);
+    planned.add(file.path);
+    const slash = file.path.lastIndexOf('/');
+    const entry = listing(file.path.slice(0, slash)).get(file.path.slice(slash + 1));
     const base = { path: file.path, adapter: file.adapter, role: file.role, next: file.content };
-    if (!existsSync(abs)) {
+    if (!entry) {
       states.push({ ...base, status: 'missing' });
       continue;
     }
-    if (!lstatSync(abs).isFile()) {
-      problems.push({ file: file.path, message: 'is in the way and is not a regular file: move it, then run gateline render' });
+    if (!entry.isFile()) {
+      const what = entry.isSymbolicLink()
+        ? 'is a symbolic link; gateline writes only regular files'
+        : 'is in the way and is not a regular file';
+      problems.push({ file: file.path, message: `'${file.path}' ${what}: move it, then run gateline render` });
       continue;
     }
-    const current = readFileSync(abs, 'utf8');
+    const current = readFileSync(join(root, file.path), 'utf8');
     if (current === file.content) states.push({ ...base, status: 'fresh' });
     else if (isRendered(current)) states.push({ ...base, status: 'stale', current });
     else {
@@ -50,17 +70,16 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
       });
     }
   }
+
   const seen = new Set<string>();
   for (const manifest of plan.manifests) {
-    const dir = join(root, manifest.outputDir);
-    if (!existsSync(dir) || !lstatSync(dir).isDirectory()) continue;
     const pattern = filenamePattern(manifest.filename);
-    for (const name of readdirSync(dir).sort()) {
-      const path = `${manifest.outputDir}/${name}`;
-      if (planned.has(path) || seen.has(path) || !pattern.test(name)) continue;
-      if (!lstatSync(join(dir, name)).isFile()) continue;
+    const entries = [...listing(manifest.outputDir).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const path = `${manifest.outputDir}/${entry.name}`;
+      if (planned.has(path) || seen.has(path) || !entry.isFile() || !pattern.test(entry.name)) continue;
       seen.add(path);
-      const current = readFileSync(join(dir, name), 'utf8');
+      const current = readFileSync(join(root, path), 'utf8');
       if (isRendered(current)) states.push({ path, status: 'orphan', current, adapter: manifest.adapter });
     }
   }

@@ -12,19 +12,35 @@ export function toolsForRole(role: Role, manifest: Manifest, problems: Problem[]
   for (const cap of role.capabilities) {
     for (const tool of manifest.toolMap[cap] ?? []) if (!tools.includes(tool)) tools.push(tool);
   }
+  const sources = toolSources(manifest);
   for (const tool of tools) {
-    const leaked = Object.entries(manifest.toolMap)
-      .filter(([cap, mapped]) => mapped.includes(tool) && !(role.capabilities as string[]).includes(cap))
-      .map(([cap]) => cap);
+    const from = sources.get(tool) ?? [];
+    const leaked = from.filter((cap) => !(role.capabilities as string[]).includes(cap));
     if (leaked.length === 0) continue;
-    const from = role.capabilities.filter((cap) => manifest.toolMap[cap]?.includes(tool));
+    const held = from.filter((cap) => !leaked.includes(cap));
+    const lacking = leaked.join("', '");
     problems.push({
       file: manifest.file,
       message:
-        `role '${role.name}' would leak capability '${leaked.join("', '")}': tool '${tool}' is mapped from ` +
-        `'${from.join("', '")}' (which the role has) and from '${leaked.join("', '")}' (which it lacks). ` +
-        `Grant the role '${leaked.join("', '")}' in ${role.file}, or drop '${role.name}' from this adapter's roles`,
+        `role '${role.name}' would leak capability '${lacking}': tool '${tool}' is mapped from '${held.join("', '")}' ` +
+        `(which the role has) and from '${lacking}' (which it lacks). ` +
+        `Grant the role '${lacking}' in ${role.file}, or drop '${role.name}' from this adapter's roles`,
     });
   }
   return tools;
+}
+
+const cache = new WeakMap<Manifest, Map<string, string[]>>();
+
+/** tool -> the capabilities that map to it, computed once per manifest. */
+function toolSources(manifest: Manifest): Map<string, string[]> {
+  let sources = cache.get(manifest);
+  if (!sources) {
+    sources = new Map();
+    for (const [cap, tools] of Object.entries(manifest.toolMap)) {
+      for (const tool of tools) sources.set(tool, [...(sources.get(tool) ?? []), cap]);
+    }
+    cache.set(manifest, sources);
+  }
+  return sources;
 }

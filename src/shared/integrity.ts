@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,6 +20,8 @@ export function hashTree(dir: string): Record<string, string> {
 }
 
 export function hashBytes(bytes: Uint8Array | string): string {
+  // Loaded on first use: node:crypto costs milliseconds at start-up that render never needs.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
 }
 

@@ -6,7 +6,8 @@ export function readText(path: string): string {
 }
 
 export function normalize(text: string): string {
-  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const bomless = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return bomless.includes('\r') ? bomless.replace(/\r\n?/g, '\n') : bomless;
 }
 
 /** 1-based line number of a character offset. */

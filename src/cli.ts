@@ -1,0 +1,150 @@
+// The `gateline` command line: render and validate, and the single error boundary.
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { renderAll } from './render/render.ts';
+import { locate } from './shared/context.ts';
+import { FrameworkError, type Problem, UsageError } from './shared/problem.ts';
+import { paint, problemLines, staleLines } from './shared/report.ts';
+import { validate } from './validate/validate.ts';
+
+export interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  cwd: string;
+  /** How a user runs this core, for the "fix" hints: `gateline` from the bin, else `node <path>`. */
+  invokedAs?: string;
+}
+
+const USAGE = `Usage: gateline <command> [options]
+
+Commands:
+  render            render every role into every adapter's agent files
+  render --check    write nothing; exit 1 if a rendered file is missing, stale or orphaned
+  validate          check the lock, the vendored core, overlays, specs, manifests and freshness
+
+Options:
+  --root DIR        start looking for the host (or checkout) in DIR instead of the working directory
+  --prefix P        the host's gateline folder (default .gateline)
+  --json            print one machine-readable result object
+  --verbose         show stack traces
+  -h, --help        show this help
+  -v, --version     print the framework version
+
+Exit codes: 0 ok, 1 a failed check or a problem in the inputs, 2 a usage error.`;
+
+const OPTIONS = {
+  check: { type: 'boolean' },
+  root: { type: 'string' },
+  prefix: { type: 'string' },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+export function main(argv: string[], io: Io): number {
+  let verbose = argv.includes('--verbose');
+  let json = argv.includes('--json');
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  const fail = (text: string) => io.stderr.write(`${text}\n`);
+  try {
+    const { values, positionals } = parse(argv);
+    verbose = values.verbose ?? false;
+    json = values.json ?? false;
+    if (values.version || values.help) {
+      print(values.version ? version() : USAGE);
+      return 0;
+    }
+    if (positionals.length === 0) throw new UsageError('no command given (render or validate)');
+    const [command, ...extra] = positionals;
+    if (command !== 'render' && command !== 'validate') throw new UsageError(`unknown command '${command}'`);
+    if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    if (values.check && command !== 'render') throw new UsageError('--check belongs to render (validate always checks)');
+
+    const ctx = locate(values.root ? resolve(io.cwd, values.root) : io.cwd, values.prefix);
+    const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'main.ts'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
+    const base = { command, mode: ctx.mode, root: ctx.root };
+
+    if (command === 'validate') {
+      const { problems, states } = validate(ctx);
+      if (json) print(JSON.stringify({ ...base, ok: problems.length === 0, problems, files: summary(states) }));
+      else if (problems.length) {
+        fail(problemLines(problems, io.stderr).join('\n'));
+        fail(`gateline validate: ${count(problems.length, 'problem')}`);
+      } else print(`gateline validate: ok (${count(states.length, 'rendered file')} fresh${ctx.lock ? ', core matches the lock' : ''})`);
+      return problems.length ? 1 : 0;
+    }
+
+    const check = values.check ?? false;
+    const result = renderAll(ctx, { check });
+    if (json) {
+      print(
+        JSON.stringify({
+          ...base,
+          check,
+          ok: result.ok,
+          problems: result.problems,
+          files: summary(result.states),
+          written: result.written,
+          removed: result.removed,
+        }),
+      );
+    } else if (result.problems.length) {
+      fail(problemLines(result.problems, io.stderr).join('\n'));
+      fail(`gateline render: ${count(result.problems.length, 'problem')}; nothing was written`);
+    } else if (check && !result.ok) {
+      const stale = result.states.filter((s) => s.status !== 'fresh');
+      fail(staleLines(stale, io.stderr).join('\n'));
+      fail(`gateline render --check: ${count(stale.length, 'file')} out of date. Fix: ${paint('bold', fix, io.stderr)}`);
+    } else if (check) {
+      print(`gateline render --check: ${count(result.states.length, 'file')} up to date`);
+    } else {
+      for (const path of result.written) print(`wrote ${path}`);
+      for (const path of result.removed) print(`removed ${path}`);
+      const fresh = result.states.length - result.written.length - result.removed.length;
+      print(`gateline render: ${result.written.length} written, ${result.removed.length} removed, ${fresh} up to date`);
+    }
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    return boundary(error, { verbose, json, print, fail });
+  }
+}
+
+function boundary(error: unknown, out: { verbose: boolean; json: boolean; print: (t: string) => void; fail: (t: string) => void }): number {
+  const usage = error instanceof UsageError;
+  const problems: Problem[] =
+    error instanceof FrameworkError
+      ? error.problems
+      : [{ file: 'gateline', message: usage ? (error as Error).message : `internal error: ${String((error as Error)?.message ?? error)}` }];
+  if (out.json) out.print(JSON.stringify({ ok: false, problems }));
+  else {
+    out.fail(problemLines(problems, process.stderr).join('\n'));
+    if (usage) out.fail("Run 'gateline --help' for usage.");
+    else if (!(error instanceof FrameworkError) && !out.verbose)
+      out.fail('This is a bug in gateline; run again with --verbose for the stack trace and report it.');
+  }
+  if (out.verbose && error instanceof Error && error.stack) out.fail(error.stack);
+  return usage ? 2 : 1;
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  }
+}
+
+function summary(states: { path: string; status: string; adapter: string; role?: string }[]) {
+  return states.map(({ path, status, adapter, role }) => ({ path, status, adapter, role }));
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
+}
