@@ -3,7 +3,17 @@ import { join } from 'node:path';
 
 // What a host gets in <prefix>/core: the core modules, the shipped data, and a package.json
 // that makes Node treat the .ts files as ES modules whatever the host's own package.json says.
-export const CORE_ENTRIES = ['src/main.ts', 'src/cli.ts', 'src/render', 'src/validate', 'src/shared', 'roles', 'adapters', 'registry'];
+export const CORE_ENTRIES = [
+  'src/main.ts',
+  'src/cli.ts',
+  'src/hook.mjs',
+  'src/render',
+  'src/validate',
+  'src/shared',
+  'roles',
+  'adapters',
+  'registry',
+];
 
 /** Copies the core found at `fromRoot` (a checkout or the installer package) into `dest`. */
 export function vendorCore(fromRoot: string, dest: string): void {

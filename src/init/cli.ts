@@ -1,0 +1,208 @@
+import { resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { parseArgs, styleText } from 'node:util';
+import type { Options as DegitOptions } from 'degit';
+import { listAdapters } from '../render/manifest.ts';
+import { DEFAULT_PREFIX } from '../shared/context.ts';
+import { InstallError } from './errors.ts';
+import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
+import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
+import { type Answers, ask, cancelled, confirm, note, outro } from './prompts.ts';
+import { PACKAGE_ROOT } from './source.ts';
+import { readVersion } from './vendor.ts';
+
+export interface CliIo {
+  stdout: Writable;
+  stderr: Writable;
+  cwd: string;
+  /** Prompts only when true: a TTY on both ends, not under CI, no --yes. */
+  interactive: boolean;
+  input?: Readable;
+  /** Aborted by Ctrl-C while writing: everything written so far is rolled back. */
+  signal?: AbortSignal;
+  degit?: DegitOptions;
+  packageRoot?: string;
+}
+
+const USAGE = `Usage: npm create gateline@latest -- [dir] [options]
+       create-gateline [dir] [options]
+
+Adopts gateline in a git repository: vendors the core into <prefix>/core with a lock, writes
+overlay stubs, a render-check workflow and a pre-commit hook, and renders the agent files.
+Running it again on the same version changes nothing; a newer version upgrades.
+
+Options:
+  -y, --yes            no prompts: take the defaults and the flags
+  --adapter NAME       a runner to render for (repeatable; default: all shipped, or the lock's)
+  --prefix P           folder for the core, lock and overlays (default .gateline)
+  --hook STYLE         auto | git | husky | lefthook | pre-commit | none (default auto: what the repo uses)
+  --from SRC           vendor the core from a degit source (user/repo[/subdir][#ref]) instead of this package
+  --dry-run            print what would change and write nothing
+  --force              overwrite files in the way; allow a downgrade or major upgrade without asking
+  -h, --help           show this help
+  -v, --version        print the version
+
+Without a TTY, or under CI, it never prompts. Exit codes: 0 done (or nothing to do, or
+cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted while
+writing (everything rolled back).`;
+
+const OPTIONS = {
+  yes: { type: 'boolean', short: 'y' },
+  adapter: { type: 'string', multiple: true },
+  prefix: { type: 'string' },
+  hook: { type: 'string' },
+  from: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  force: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const out = (text: string) => io.stdout.write(`${text}\n`);
+  const err = (text: string) => io.stderr.write(`${text}\n`);
+  const packageRoot = io.packageRoot ?? PACKAGE_ROOT;
+  let values: ReturnType<typeof parse>['values'];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(argv));
+    if (positionals.length > 1) throw new Error(`expected one directory, got ${positionals.join(' ')}`);
+    if (values.hook !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hook)) {
+      throw new Error(`--hook must be one of ${HOOK_STYLES.join(', ')}`);
+    }
+  } catch (error) {
+    err(`create-gateline: ${(error as Error).message}\nRun 'create-gateline --help' for usage.`);
+    return 2;
+  }
+  if (values.help || values.version) {
+    out(values.help ? USAGE : readVersion(packageRoot));
+    return 0;
+  }
+
+  const interactive = io.interactive && !values.yes;
+  const prompt = { input: io.input, output: io.stdout };
+  let answers: Answers = {
+    dir: positionals[0] ?? '.',
+    adapters: values.adapter ?? [],
+    prefix: values.prefix ?? DEFAULT_PREFIX,
+    hook: (values.hook as HookStyle | undefined) ?? 'auto',
+  };
+  if (interactive) {
+    const given: Partial<Answers> = {
+      dir: positionals[0],
+      adapters: values.adapter,
+      prefix: values.prefix,
+      hook: values.hook as HookStyle | undefined,
+    };
+    const root = resolve(io.cwd, given.dir ?? '.');
+    const asked = await ask(given, { adapters: listAdapters(`${packageRoot}/adapters`), detectedHook: safeDetect(root) }, prompt);
+    if (!asked) {
+      cancelled(prompt);
+      return 0;
+    }
+    answers = asked;
+  }
+
+  const root = resolve(io.cwd, answers.dir);
+  try {
+    const plan = await planInstall({
+      root,
+      adapters: answers.adapters.length ? answers.adapters : undefined,
+      prefix: answers.prefix,
+      hook: answers.hook,
+      from: values.from,
+      force: values.force ?? false,
+      degit: io.degit,
+      packageRoot,
+    });
+    if (plan.needsConfirmation && !values.force) {
+      if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
+      if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt))) return stop(plan, prompt);
+    }
+    if (isNoop(plan)) {
+      cleanup(plan);
+      const done = `gateline ${plan.version} is already installed in ${answers.dir === '.' ? 'this repository' : answers.dir} and up to date: nothing to change.`;
+      if (interactive) outro(done, prompt);
+      else out(done);
+      return 0;
+    }
+    const summary = describe(plan);
+    if (values['dry-run']) {
+      cleanup(plan);
+      out(`${summary}\n\n--dry-run: nothing was written.`);
+      return 0;
+    }
+    if (interactive) {
+      note(summary, 'About to change', prompt);
+      if (!(await confirm('Write these files?', prompt))) return stop(plan, prompt);
+    }
+    const written = await applyInstall(plan, { signal: io.signal, onStep: interactive ? undefined : (s) => out(`- ${s}`) });
+    out(
+      `\n${plan.kind === 'upgrade' || plan.kind === 'downgrade' ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${answers.dir === '.' ? 'this repository' : answers.dir}. Files written:`,
+    );
+    for (const path of written) out(`  ${path}`);
+    for (const n of plan.notes) out(`Note: ${n}`);
+    out(
+      `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
+    );
+    if (interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, values.from)}`);
+    return 0;
+  } catch (error) {
+    if (io.signal?.aborted) {
+      err('create-gateline: interrupted; every change was rolled back, the repository is as it was.');
+      return 130;
+    }
+    if (error instanceof InstallError) {
+      err(`${styleText('red', 'create-gateline:', { stream: io.stderr })} ${error.message}`);
+      return 1;
+    }
+    err(`create-gateline: internal error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  }
+}
+
+/** The user said no: clean the staged core up, say that nothing was written, exit 0. */
+function stop(plan: InstallPlan, prompt: { output: Writable }): number {
+  cleanup(plan);
+  cancelled(prompt);
+  return 0;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+function safeDetect(root: string): string {
+  try {
+    return detectHookStyle(root);
+  } catch {
+    return 'git';
+  }
+}
+
+function describe(plan: InstallPlan): string {
+  const lines = [
+    `${plan.kind === 'install' ? 'Install' : plan.kind === 'reinstall' ? 'Repair' : plan.kind === 'upgrade' ? 'Upgrade' : 'Downgrade'} gateline ${plan.fromVersion ? `${plan.fromVersion} -> ` : ''}${plan.version} (${plan.source.source.type === 'embedded' ? 'embedded core' : `${plan.source.source.repo} @ ${plan.source.source.commit.slice(0, 12)}`})`,
+    `adapters: ${plan.adapters.join(', ')}; hook: ${plan.hookStyle}`,
+    `${plan.writes.length} file(s) to write, ${plan.removes.length} to remove, ${plan.renders.length} agent file(s) to render:`,
+    ...summarize(plan.writes.map((w) => w.path)),
+    ...plan.removes.map((p) => `  remove ${p}`),
+    ...plan.renders.map((s) => `  ${s.status === 'orphan' ? 'remove' : 'render'} ${s.path}`),
+  ];
+  return lines.join('\n');
+}
+
+/** Lists files, folding the many files of the vendored core into one line. */
+function summarize(paths: string[]): string[] {
+  const core = paths.filter((p) => /\/core\//.test(p));
+  const rest = paths.filter((p) => !/\/core\//.test(p)).map((p) => `  write ${p}`);
+  return core.length ? [`  write ${core.length} file(s) of the vendored core`, ...rest] : rest;
+}
+
+function repeatCommand(answers: Answers, from: string | undefined): string {
+  const args = [answers.dir === '.' ? '' : answers.dir, '--yes', ...answers.adapters.map((a) => `--adapter ${a}`)];
+  if (answers.prefix !== DEFAULT_PREFIX) args.push(`--prefix ${answers.prefix}`);
+  if (answers.hook !== 'auto') args.push(`--hook ${answers.hook}`);
+  if (from) args.push(`--from ${from}`);
+  return `npm create gateline@latest -- ${args.filter(Boolean).join(' ')}`;
+}

@@ -1,0 +1,268 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Options as DegitOptions } from 'degit';
+import { execa } from 'execa';
+import semver from 'semver';
+import { listAdapters, loadManifest } from '../render/manifest.ts';
+import { planRender } from '../render/plan.ts';
+import { compareWithDisk, type FileState } from '../render/state.ts';
+import { hashTree } from '../shared/integrity.ts';
+import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
+import { checkRelativePath } from '../shared/paths.ts';
+import { formatProblem, type Problem } from '../shared/problem.ts';
+import { InstallError } from './errors.ts';
+import { type FileChange, type HookStyle, planHook } from './hooks.ts';
+import { type CoreSource, degitSource, embeddedSource, PACKAGE_ROOT } from './source.ts';
+import { MANAGED_MARK, template } from './templates.ts';
+import { Transaction } from './transaction.ts';
+import { vendorCore } from './vendor.ts';
+
+export interface InstallOptions {
+  /** The host repository's root (absolute). */
+  root: string;
+  /** Adapters to select; default: those of the existing lock, else every shipped adapter. */
+  adapters?: string[];
+  prefix: string;
+  hook: HookStyle;
+  from?: string;
+  force: boolean;
+  /** Points degit's fetch and git client elsewhere (used with `from`). */
+  degit?: DegitOptions;
+  /** Package whose templates and embedded core are used (default: this package). */
+  packageRoot?: string;
+}
+
+export interface InstallPlan {
+  options: InstallOptions;
+  kind: 'install' | 'upgrade' | 'downgrade' | 'reinstall';
+  /** Needs the user's yes (or --force): a major upgrade or a downgrade. */
+  needsConfirmation?: string;
+  fromVersion?: string;
+  version: string;
+  adapters: string[];
+  hookStyle: string;
+  writes: FileChange[];
+  removes: string[];
+  /** Rendered files the first render will write or remove. */
+  renders: FileState[];
+  notes: string[];
+  source: CoreSource;
+  stage: string;
+}
+
+/**
+ * Works out everything an install or upgrade would change, without writing to the host.
+ * Throws InstallError for anything that would stop it: not a git root, an unknown adapter,
+ * a file in the way (unless `force`), a problem the first render would hit.
+ */
+export async function planInstall(options: InstallOptions): Promise<InstallPlan> {
+  const { root, prefix } = options;
+  await checkGitRoot(root);
+  const prefixProblems: string[] = [];
+  checkRelativePath(prefix, (m) => prefixProblems.push(m));
+  if (prefixProblems.length) throw new InstallError(`--prefix ${prefixProblems[0]}`);
+
+  const lockPath = join(prefix, LOCK_FILE);
+  const lockProblems: Problem[] = [];
+  const previous = existsSync(join(root, lockPath)) ? readLock(join(root, lockPath), lockPath, lockProblems) : undefined;
+  const source = options.from ? await degitSource(options.from, options.degit) : embeddedSource(options.packageRoot);
+  const stage = mkdtempSync(join(tmpdir(), 'gateline-stage-'));
+  try {
+    vendorCore(source.dir, stage);
+    const shipped = listAdapters(join(stage, 'adapters'));
+    const adapters = [...new Set(options.adapters ?? previous?.adapters ?? shipped)].sort();
+    const unknown = adapters.filter((a) => !shipped.includes(a));
+    if (unknown.length)
+      throw new InstallError(`unknown adapter ${unknown.map((a) => `'${a}'`).join(', ')}: choose from ${shipped.join(', ')}`);
+    if (adapters.length === 0) throw new InstallError(`no adapter selected: choose at least one of ${shipped.join(', ')}`);
+
+    const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
+    const desired = new Map<string, { content: string | Buffer; mode?: number }>();
+    const conflicts: string[] = [];
+    const removes: string[] = [];
+    const disk = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path)) : undefined);
+
+    // The vendored core: exactly the staged tree. Files there that the old lock does not list
+    // were not written by the installer.
+    const files = hashTree(stage);
+    const coreDir = `${prefix}/core`;
+    for (const path of Object.keys(files)) desired.set(`${coreDir}/${path}`, { content: readFileSync(join(stage, path)) });
+    if (existsSync(join(root, coreDir))) {
+      for (const path of Object.keys(hashTree(join(root, coreDir)))) {
+        if (path in files) continue;
+        if (previous?.files[path] === undefined && !options.force) conflicts.push(`${coreDir}/${path}`);
+        removes.push(`${coreDir}/${path}`);
+      }
+      if (!previous) {
+        for (const path of Object.keys(files)) {
+          const current = disk(`${coreDir}/${path}`);
+          if (current && !current.equals(readFileSync(join(stage, path)))) conflicts.push(`${coreDir}/${path}`);
+        }
+      }
+    }
+    const lock: Lock = buildLock(files, { version: source.version, source: source.source, core: 'core', adapters });
+    desired.set(lockPath, { content: stringifyLock(lock) });
+
+    // Overlay stubs for _all and every role the selected adapters render; existing ones are the host's.
+    const problems: Problem[] = [];
+    const roles = new Set<string>();
+    for (const adapter of adapters)
+      for (const role of loadManifest(join(stage, 'adapters'), 'adapters', adapter, problems)?.roles ?? []) roles.add(role);
+    for (const name of ['_all', ...[...roles].sort()]) {
+      const path = `${prefix}/overlays/${name}.md`;
+      if (disk(path) !== undefined) continue;
+      const text =
+        name === '_all'
+          ? template(packageRoot, 'overlay-all.md', { prefix })
+          : template(packageRoot, 'overlay-role.md', { prefix, role: name });
+      desired.set(path, { content: text });
+    }
+
+    const workflow = '.github/workflows/gateline-render-check.yml';
+    const workflowText = template(packageRoot, 'gateline-render-check.yml', { prefix });
+    const currentWorkflow = disk(workflow)?.toString('utf8');
+    if (currentWorkflow !== undefined && currentWorkflow !== workflowText && !currentWorkflow.includes(MANAGED_MARK))
+      conflicts.push(workflow);
+    desired.set(workflow, { content: workflowText });
+
+    const hook = await planHook(root, options.hook, prefix);
+    conflicts.push(...hook.conflicts);
+    for (const change of hook.changes) desired.set(change.path, { content: change.content, mode: change.mode });
+
+    if (conflicts.length && !options.force) {
+      throw new InstallError(
+        `these files are in the way and were not written by create-gateline:\n${conflicts.map((c) => `  ${c}`).join('\n')}\n` +
+          'Move them away, or re-run with --force to overwrite them.',
+      );
+    }
+
+    // Preflight of the first render, with the staged core and the host's overlays.
+    const plan = planRender({ mode: 'host', root, coreRoot: stage, coreDisplay: coreDir, prefix, lock, selected: adapters });
+    const compared = plan.problems.length ? { states: [], problems: [] } : compareWithDisk(root, plan);
+    problems.push(...plan.problems, ...compared.problems);
+    if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
+
+    const writes = [...desired]
+      .filter(([path, want]) => {
+        const current = disk(path);
+        return (
+          current === undefined ||
+          !current.equals(Buffer.from(want.content)) ||
+          (want.mode !== undefined && !isMode(join(root, path), want.mode))
+        );
+      })
+      .map(([path, want]) => ({ path, content: want.content as string, mode: want.mode }));
+    const { kind, needsConfirmation } = compareVersions(previous?.version, source.version, lockProblems);
+    return {
+      options,
+      kind,
+      needsConfirmation,
+      fromVersion: previous?.version,
+      version: source.version,
+      adapters,
+      hookStyle: hook.style,
+      writes,
+      removes,
+      renders: compared.states.filter((s) => s.status !== 'fresh'),
+      notes: hook.notes,
+      source,
+      stage,
+    };
+  } catch (error) {
+    rmSync(stage, { recursive: true, force: true });
+    source.cleanup();
+    throw error;
+  }
+}
+
+export function isNoop(plan: InstallPlan): boolean {
+  return plan.writes.length === 0 && plan.removes.length === 0 && plan.renders.length === 0;
+}
+
+/**
+ * Writes the plan through one transaction, then runs the first render with the vendored core's
+ * own CLI. Any failure, or an abort through `signal`, rolls every change back.
+ */
+export async function applyInstall(
+  plan: InstallPlan,
+  { signal, onStep }: { signal?: AbortSignal; onStep?: (step: string) => void } = {},
+): Promise<string[]> {
+  const { root, prefix } = plan.options;
+  const tx = new Transaction(root, signal);
+  try {
+    onStep?.(`vendoring gateline ${plan.version} into ${prefix}/core`);
+    for (const path of plan.removes) tx.remove(path);
+    for (const change of plan.writes) tx.write(change.path, change.content, change.mode);
+    onStep?.('rendering the agent files');
+    for (const state of plan.renders) tx.remember(state.path);
+    signal?.throwIfAborted();
+    const main = join(root, prefix, 'core', 'src', 'main.ts');
+    const run = await execa(process.execPath, [main, 'render', '--root', root, '--prefix', prefix, '--json'], {
+      cwd: root,
+      reject: false,
+      cancelSignal: signal,
+      env: { NO_COLOR: '1' },
+    });
+    signal?.throwIfAborted();
+    let result: { ok?: boolean; problems?: Problem[]; written?: string[]; removed?: string[] } = {};
+    try {
+      result = JSON.parse(String(run.stdout));
+    } catch {
+      throw new InstallError(`the first render did not run: ${String(run.stderr || run.shortMessage).trim()}`);
+    }
+    if (!result.ok)
+      throw new InstallError(`the first render failed:\n${(result.problems ?? []).map((p) => `  ${formatProblem(p)}`).join('\n')}`);
+    return [
+      ...tx.paths.filter((p) => !plan.renders.some((s) => s.path === p)),
+      ...(result.written ?? []),
+      ...(result.removed ?? []).map((p) => `${p} (removed)`),
+    ];
+  } catch (error) {
+    tx.rollback();
+    throw error;
+  } finally {
+    cleanup(plan);
+  }
+}
+
+export function cleanup(plan: InstallPlan): void {
+  rmSync(plan.stage, { recursive: true, force: true });
+  plan.source.cleanup();
+}
+
+function compareVersions(
+  previous: string | undefined,
+  next: string,
+  lockProblems: Problem[],
+): Pick<InstallPlan, 'kind' | 'needsConfirmation'> {
+  if (previous === undefined) {
+    if (lockProblems.length)
+      return {
+        kind: 'install',
+        needsConfirmation: `the existing lock cannot be read (${formatProblem(lockProblems[0] as Problem)}); it will be replaced`,
+      };
+    return { kind: 'install' };
+  }
+  if (!semver.valid(previous) || !semver.valid(next))
+    return { kind: 'upgrade', needsConfirmation: `version ${previous} -> ${next} cannot be compared` };
+  if (semver.eq(previous, next)) return { kind: 'reinstall' };
+  if (semver.lt(next, previous)) return { kind: 'downgrade', needsConfirmation: `this downgrades gateline from ${previous} to ${next}` };
+  if (semver.major(next) !== semver.major(previous))
+    return { kind: 'upgrade', needsConfirmation: `this is a major upgrade, ${previous} -> ${next}: read the release notes first` };
+  return { kind: 'upgrade' };
+}
+
+async function checkGitRoot(root: string): Promise<void> {
+  if (!existsSync(root)) throw new InstallError(`${root} does not exist: create it and run git init there, or pass another directory`);
+  const run = await execa('git', ['rev-parse', '--show-toplevel'], { cwd: root, reject: false });
+  if (run.exitCode !== 0)
+    throw new InstallError(`${root} is not a git repository: run git init there first (gateline hooks and CI live in git)`);
+  if (realpathSync(String(run.stdout)) !== realpathSync(root)) {
+    throw new InstallError(`gateline installs at the root of a git repository, and ${root} is inside ${run.stdout}: run it there`);
+  }
+}
+
+function isMode(path: string, mode: number): boolean {
+  return existsSync(path) && (statSync(path).mode & 0o777) === mode;
+}

@@ -1,0 +1,81 @@
+import type { Readable, Writable } from 'node:stream';
+import * as p from '@clack/prompts';
+import type { HookStyle } from './hooks.ts';
+
+// The only module that talks to clack. Streams are injectable, so tests drive it with keys.
+
+export interface PromptIo {
+  input?: Readable;
+  output?: Writable;
+}
+
+export interface Answers {
+  dir: string;
+  adapters: string[];
+  prefix: string;
+  hook: HookStyle;
+}
+
+/** Asks what the flags did not say. Returns undefined when the user cancels (Ctrl-C, Esc). */
+export async function ask(
+  given: Partial<Answers>,
+  choices: { adapters: string[]; detectedHook: string },
+  io: PromptIo,
+): Promise<Answers | undefined> {
+  p.intro('create-gateline', io);
+  const dir = given.dir ?? (await p.text({ message: 'Where is the repository?', placeholder: '.', defaultValue: '.', ...io }));
+  if (p.isCancel(dir)) return undefined;
+  const adapters =
+    given.adapters ??
+    (await p.multiselect({
+      message: 'Which runners should get agent files?',
+      options: choices.adapters.map((a) => ({ value: a, label: a })),
+      initialValues: choices.adapters,
+      required: true,
+      ...io,
+    }));
+  if (p.isCancel(adapters)) return undefined;
+  const prefix =
+    given.prefix ??
+    (await p.text({
+      message: 'Folder for the vendored core, lock and overlays?',
+      placeholder: '.gateline',
+      defaultValue: '.gateline',
+      ...io,
+    }));
+  if (p.isCancel(prefix)) return undefined;
+  const hook =
+    given.hook ??
+    (await p.select<HookStyle>({
+      message: 'Pre-commit hook that runs gateline validate?',
+      options: [
+        { value: 'auto', label: 'auto', hint: `use what the repository has: ${choices.detectedHook}` },
+        { value: 'git', label: 'plain git hook' },
+        { value: 'husky', label: 'husky' },
+        { value: 'lefthook', label: 'lefthook' },
+        { value: 'pre-commit', label: 'pre-commit framework' },
+        { value: 'none', label: 'none' },
+      ],
+      initialValue: 'auto',
+      ...io,
+    }));
+  if (p.isCancel(hook)) return undefined;
+  return { dir, adapters, prefix, hook };
+}
+
+export async function confirm(message: string, io: PromptIo): Promise<boolean> {
+  const answer = await p.confirm({ message, initialValue: true, ...io });
+  return answer === true;
+}
+
+export function note(message: string, title: string, io: PromptIo): void {
+  p.note(message, title, io);
+}
+
+export function outro(message: string, io: PromptIo): void {
+  p.outro(message, io);
+}
+
+export function cancelled(io: PromptIo): void {
+  p.cancel('Cancelled: nothing was written.', io);
+}

@@ -1,0 +1,79 @@
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+// Every change the installer makes goes through one journal, so a failure or a Ctrl-C at any
+// point puts the repository back exactly as it was: files restored byte for byte, new files
+// and the folders created for them removed.
+
+interface Entry {
+  path: string;
+  before: Buffer | undefined;
+  mode: number | undefined;
+}
+
+export class Transaction {
+  readonly root: string;
+  readonly signal: AbortSignal | undefined;
+  private readonly journal: Entry[] = [];
+  private readonly createdDirs: string[] = [];
+
+  constructor(root: string, signal?: AbortSignal) {
+    this.root = root;
+    this.signal = signal;
+  }
+
+  /** Remembers a file's current state (once), so that a later change to it can be undone. */
+  remember(path: string): void {
+    if (this.journal.some((e) => e.path === path)) return;
+    const abs = join(this.root, path);
+    const exists = existsSync(abs);
+    this.journal.push({ path, before: exists ? readFileSync(abs) : undefined, mode: exists ? lstatSync(abs).mode : undefined });
+  }
+
+  write(path: string, content: string | Buffer, mode?: number): void {
+    this.signal?.throwIfAborted();
+    this.remember(path);
+    const abs = join(this.root, path);
+    this.mkdirs(dirname(abs));
+    writeFileSync(abs, content);
+    if (mode !== undefined) chmodSync(abs, mode);
+  }
+
+  remove(path: string): void {
+    this.signal?.throwIfAborted();
+    this.remember(path);
+    rmSync(join(this.root, path), { force: true });
+  }
+
+  /** Puts every remembered file back and removes the folders this transaction created. */
+  rollback(): void {
+    for (const entry of [...this.journal].reverse()) {
+      const abs = join(this.root, entry.path);
+      if (entry.before === undefined) rmSync(abs, { force: true });
+      else {
+        mkdirSync(dirname(abs), { recursive: true });
+        writeFileSync(abs, entry.before);
+        if (entry.mode !== undefined) chmodSync(abs, entry.mode & 0o7777);
+      }
+    }
+    for (const dir of [...this.createdDirs].reverse()) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // not empty: something else lives there now
+      }
+    }
+  }
+
+  /** Paths changed so far, in order. */
+  get paths(): string[] {
+    return this.journal.map((e) => e.path);
+  }
+
+  private mkdirs(dir: string): void {
+    if (existsSync(dir)) return;
+    this.mkdirs(dirname(dir));
+    mkdirSync(dir);
+    this.createdDirs.push(dir);
+  }
+}
