@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,5 +7,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // degit keeps a download cache under XDG_CACHE_HOME: keep the tests' out of the user's home.
+    env: { XDG_CACHE_HOME: join(tmpdir(), 'gateline-test-cache') },
   },
 });

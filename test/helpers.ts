@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, onTestFinished } from 'vitest';
+import { type CliIo, run } from '../src/init/cli.ts';
 import { vendorCore } from '../src/init/vendor.ts';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
@@ -100,4 +102,45 @@ export function snapshot(dir: string): Record<string, string> {
 
 export function read(dir: string, path: string): string {
   return readFileSync(join(dir, path), 'utf8');
+}
+
+/** A temp folder that is a fresh git repository (with an identity, so commits work). */
+export function gitRepo(files: Record<string, string> = {}): string {
+  const dir = testdir(files);
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.email', 'test@example.invalid');
+  git(dir, 'config', 'user.name', 'gateline test');
+  git(dir, 'config', 'commit.gpgsign', 'false');
+  return dir;
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  const run = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** The installer's CLI in-process, without a TTY: what `npm create gateline -- ...` does in CI. */
+export async function install(dir: string, args: string[] = [], extra: Partial<CliIo> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, done) {
+        add(String(chunk));
+        done();
+      },
+    });
+  const code = await run(args, {
+    stdout: sink((s) => {
+      stdout += s;
+    }),
+    stderr: sink((s) => {
+      stderr += s;
+    }),
+    cwd: dir,
+    interactive: false,
+    ...extra,
+  });
+  return { code, stdout, stderr };
 }

@@ -1,9 +1,11 @@
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, styleText } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
 import { listAdapters } from '../render/manifest.ts';
 import { DEFAULT_PREFIX } from '../shared/context.ts';
+import { LOCK_FILE } from '../shared/lock.ts';
 import { InstallError } from './errors.ts';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
@@ -94,8 +96,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       prefix: values.prefix,
       hook: values.hook as HookStyle | undefined,
     };
-    const root = resolve(io.cwd, given.dir ?? '.');
-    const asked = await ask(given, { adapters: listAdapters(`${packageRoot}/adapters`), detectedHook: safeDetect(root) }, prompt);
+    const shipped = listAdapters(join(packageRoot, 'adapters'));
+    const choicesFor = (dir: string) => {
+      const root = resolve(io.cwd, dir);
+      const locked = lockedAdapters(root, given.prefix ?? DEFAULT_PREFIX)?.filter((a) => shipped.includes(a));
+      return { adapters: shipped, selected: locked?.length ? locked : shipped, detectedHook: safeDetect(root) };
+    };
+    const asked = await ask(given, choicesFor, prompt);
     if (!asked) {
       cancelled(prompt);
       return 0;
@@ -172,6 +179,16 @@ function parse(argv: string[]) {
   return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
+/** The adapters an existing install selected, so a re-run offers them again. */
+function lockedAdapters(root: string, prefix: string): string[] | undefined {
+  try {
+    const lock = JSON.parse(readFileSync(join(root, prefix, LOCK_FILE), 'utf8')) as { adapters?: unknown };
+    return Array.isArray(lock.adapters) ? lock.adapters.filter((a): a is string => typeof a === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function safeDetect(root: string): string {
   try {
     return detectHookStyle(root);
@@ -182,7 +199,7 @@ function safeDetect(root: string): string {
 
 function describe(plan: InstallPlan): string {
   const lines = [
-    `${plan.kind === 'install' ? 'Install' : plan.kind === 'reinstall' ? 'Repair' : plan.kind === 'upgrade' ? 'Upgrade' : 'Downgrade'} gateline ${plan.fromVersion ? `${plan.fromVersion} -> ` : ''}${plan.version} (${plan.source.source.type === 'embedded' ? 'embedded core' : `${plan.source.source.repo} @ ${plan.source.source.commit.slice(0, 12)}`})`,
+    `${plan.kind === 'install' ? 'Install' : plan.kind === 'reinstall' ? 'Repair' : plan.kind === 'upgrade' ? 'Upgrade' : 'Downgrade'} gateline ${plan.fromVersion && plan.fromVersion !== plan.version ? `${plan.fromVersion} -> ` : ''}${plan.version} (${plan.source.source.type === 'embedded' ? 'embedded core' : `${plan.source.source.repo} @ ${plan.source.source.commit.slice(0, 12)}`})`,
     `adapters: ${plan.adapters.join(', ')}; hook: ${plan.hookStyle}`,
     `${plan.writes.length} file(s) to write, ${plan.removes.length} to remove, ${plan.renders.length} agent file(s) to render:`,
     ...summarize(plan.writes.map((w) => w.path)),

@@ -219,11 +219,20 @@ export async function applyInstall(
       ...(result.removed ?? []).map((p) => `${p} (removed)`),
     ];
   } catch (error) {
-    tx.rollback();
-    throw error;
+    const stuck = tx.rollback();
+    if (stuck.length) throw new InstallError(`${reason(error)}; and these could not be restored, check them by hand: ${stuck.join(', ')}`);
+    if (error instanceof InstallError || signal?.aborted) throw error;
+    throw new InstallError(`${reason(error)}; every change was rolled back`);
   } finally {
     cleanup(plan);
   }
+}
+
+/** An error as one line: a file system error names its path relative to nothing but itself. */
+function reason(error: unknown): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code && e.path) return `could not write ${e.path} (${e.code})`;
+  return e.message ?? String(error);
 }
 
 export function cleanup(plan: InstallPlan): void {

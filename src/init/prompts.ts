@@ -19,18 +19,20 @@ export interface Answers {
 /** Asks what the flags did not say. Returns undefined when the user cancels (Ctrl-C, Esc). */
 export async function ask(
   given: Partial<Answers>,
-  choices: { adapters: string[]; detectedHook: string },
+  /** What to offer, worked out for the directory once it is known. */
+  choicesFor: (dir: string) => { adapters: string[]; selected: string[]; detectedHook: string },
   io: PromptIo,
 ): Promise<Answers | undefined> {
   p.intro('create-gateline', io);
   const dir = given.dir ?? (await p.text({ message: 'Where is the repository?', placeholder: '.', defaultValue: '.', ...io }));
   if (p.isCancel(dir)) return undefined;
+  const choices = choicesFor(dir);
   const adapters =
     given.adapters ??
     (await p.multiselect({
       message: 'Which runners should get agent files?',
       options: choices.adapters.map((a) => ({ value: a, label: a })),
-      initialValues: choices.adapters,
+      initialValues: choices.selected,
       required: true,
       ...io,
     }));

@@ -45,15 +45,25 @@ export class Transaction {
     rmSync(join(this.root, path), { force: true });
   }
 
-  /** Puts every remembered file back and removes the folders this transaction created. */
-  rollback(): void {
+  /**
+   * Puts every remembered file back and removes the folders this transaction created. Keeps
+   * going past a file it cannot restore, and returns those, so the caller can name them.
+   */
+  rollback(): string[] {
+    const failed: string[] = [];
     for (const entry of [...this.journal].reverse()) {
       const abs = join(this.root, entry.path);
-      if (entry.before === undefined) rmSync(abs, { force: true });
-      else {
-        mkdirSync(dirname(abs), { recursive: true });
-        writeFileSync(abs, entry.before);
-        if (entry.mode !== undefined) chmodSync(abs, entry.mode & 0o7777);
+      try {
+        if (entry.before === undefined) {
+          if (existsSync(abs)) rmSync(abs, { force: true });
+        } else {
+          mkdirSync(dirname(abs), { recursive: true });
+          writeFileSync(abs, entry.before);
+          if (entry.mode !== undefined) chmodSync(abs, entry.mode & 0o7777);
+        }
+      } catch (error) {
+        // ENOTDIR: the path never existed because a parent is a file; nothing to undo there.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') failed.push(entry.path);
       }
     }
     for (const dir of [...this.createdDirs].reverse()) {
@@ -63,6 +73,7 @@ export class Transaction {
         // not empty: something else lives there now
       }
     }
+    return failed;
   }
 
   /** Paths changed so far, in order. */

@@ -1,0 +1,227 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { type CliIo, run } from '../src/init/cli.ts';
+import { gitRepo, install } from './helpers.ts';
+
+// Drives create-gateline's interactive flow in-process: keys go into clack's input stream,
+// the screen is read back from its output stream.
+
+const ENTER = '\r';
+const DOWN = '\x1b[B';
+const SPACE = ' ';
+const CTRL_C = '\x03';
+
+const PROMPTS = {
+  dir: 'Where is the repository?',
+  adapters: 'Which runners',
+  prefix: 'Folder for the vendored core',
+  hook: 'Pre-commit hook',
+  confirm: 'Write these files?',
+};
+
+interface Terminal {
+  io: CliIo;
+  input: PassThrough;
+  screen: () => string;
+  stderr: () => string;
+  /** Waits until `text` shows up after the previous match, then moves past it. */
+  waitFor: (text: string) => Promise<void>;
+  /** Waits for the prompt, then sends the keys. */
+  answer: (prompt: string, ...keys: string[]) => Promise<void>;
+}
+
+function collector(tty: boolean): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  if (tty) Object.assign(stream, { isTTY: true, columns: 80, rows: 24 });
+  return { stream, text: () => stripVTControlCharacters(text) };
+}
+
+function terminal(cwd: string, interactive = true): Terminal {
+  const input = new PassThrough();
+  Object.assign(input, { isTTY: true, setRawMode: () => input });
+  const out = collector(true);
+  const err = collector(false);
+  let mark = 0;
+  const waitFor = async (text: string) => {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const at = out.text().indexOf(text, mark);
+      if (at >= 0) {
+        mark = at + text.length;
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; screen:\n${out.text()}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  return {
+    io: { stdout: out.stream, stderr: err.stream, cwd, interactive, input },
+    input,
+    screen: out.text,
+    stderr: err.text,
+    waitFor,
+    answer: async (prompt, ...keys) => {
+      await waitFor(prompt);
+      for (const key of keys) input.write(key);
+    },
+  };
+}
+
+/** Every path under `dir`, .git excluded. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((p) => p !== '.git' && !p.startsWith('.git/'))
+    .sort();
+}
+
+function lockAdapters(dir: string, prefix = '.gateline'): string[] {
+  return (JSON.parse(readFileSync(join(dir, prefix, 'framework-lock.json'), 'utf8')) as { adapters: string[] }).adapters;
+}
+
+describe('create-gateline prompts', () => {
+  it('installs with every default when each question is answered with Enter', async () => {
+    const dir = gitRepo();
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
+    await t.answer(PROMPTS.adapters, ENTER);
+    await t.answer(PROMPTS.prefix, ENTER);
+    await t.answer(PROMPTS.hook, ENTER);
+    await t.waitFor('About to change');
+    await t.answer(PROMPTS.confirm, 'y');
+    expect(await done, t.stderr()).toBe(0);
+    for (const path of [
+      '.gateline/framework-lock.json',
+      '.claude/agents/reviewer.md',
+      '.opencode/agents/reviewer.md',
+      '.gemini/agents/reviewer.md',
+      '.git/hooks/pre-commit',
+    ]) {
+      expect(existsSync(join(dir, path)), path).toBe(true);
+    }
+    expect(lockAdapters(dir)).toEqual(['claude-code', 'gemini-cli', 'opencode']);
+    expect(t.screen()).toContain('npm create gateline@latest -- --yes --adapter claude-code --adapter gemini-cli --adapter opencode');
+  });
+
+  it('renders only the runners left selected in the multiselect', async () => {
+    const dir = gitRepo();
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
+    // The options are claude-code, gemini-cli, opencode: move to gemini-cli and unselect it.
+    await t.answer(PROMPTS.adapters, DOWN, SPACE, ENTER);
+    await t.answer(PROMPTS.prefix, ENTER);
+    await t.answer(PROMPTS.hook, ENTER);
+    await t.answer(PROMPTS.confirm, 'y');
+    expect(await done, t.stderr()).toBe(0);
+    expect(existsSync(join(dir, '.claude/agents/reviewer.md'))).toBe(true);
+    expect(existsSync(join(dir, '.opencode/agents/reviewer.md'))).toBe(true);
+    expect(existsSync(join(dir, '.gemini'))).toBe(false);
+    expect(lockAdapters(dir)).toEqual(['claude-code', 'opencode']);
+    expect(t.screen()).toContain('npm create gateline@latest -- --yes --adapter claude-code --adapter opencode\n');
+  });
+
+  it('on a re-run offers the adapters of the existing lock, so Enter keeps them', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes', '--adapter', 'opencode'])).code).toBe(0);
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
+    await t.answer(PROMPTS.adapters, ENTER);
+    await t.answer(PROMPTS.prefix, ENTER);
+    await t.answer(PROMPTS.hook, ENTER);
+    expect(await done, t.stderr()).toBe(0);
+    expect(t.screen()).toMatch(/already installed .* nothing to change/);
+    expect(lockAdapters(dir)).toEqual(['opencode']);
+    expect(existsSync(join(dir, '.claude'))).toBe(false);
+  });
+
+  it('writes nothing when cancelled with Ctrl-C at the first question', async () => {
+    const dir = gitRepo();
+    const before = listing(dir);
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, CTRL_C);
+    expect(await done).toBe(0);
+    expect(t.screen()).toContain('Cancelled: nothing was written.');
+    expect(t.screen()).not.toContain(PROMPTS.adapters);
+    expect(before).toEqual([]);
+    expect(listing(dir)).toEqual(before);
+    expect(readdirSync(dir)).toEqual(['.git']);
+  });
+
+  it('writes nothing when the final confirm is answered no', async () => {
+    const dir = gitRepo();
+    const before = listing(dir);
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
+    await t.answer(PROMPTS.adapters, ENTER);
+    await t.answer(PROMPTS.prefix, ENTER);
+    await t.answer(PROMPTS.hook, ENTER);
+    await t.waitFor('About to change');
+    await t.answer(PROMPTS.confirm, 'n');
+    expect(await done).toBe(0);
+    expect(t.screen()).toContain('Cancelled: nothing was written.');
+    expect(listing(dir)).toEqual(before);
+    expect(readdirSync(dir)).toEqual(['.git']);
+    expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
+  });
+
+  it('asks only what the flags did not say', async () => {
+    const dir = gitRepo();
+    const t = terminal(dir);
+    const done = run(['--prefix', '.agents', '--hook', 'none', '--adapter', 'opencode'], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
+    await t.answer(PROMPTS.confirm, 'y');
+    expect(await done, t.stderr()).toBe(0);
+    const screen = t.screen();
+    expect(screen).not.toContain(PROMPTS.adapters);
+    expect(screen).not.toContain(PROMPTS.prefix);
+    expect(screen).not.toContain(PROMPTS.hook);
+    expect(existsSync(join(dir, '.agents/framework-lock.json'))).toBe(true);
+    expect(existsSync(join(dir, '.gateline'))).toBe(false);
+    expect(existsSync(join(dir, '.opencode/agents/reviewer.md'))).toBe(true);
+    expect(existsSync(join(dir, '.claude'))).toBe(false);
+    expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
+    expect(lockAdapters(dir, '.agents')).toEqual(['opencode']);
+    expect(screen).toContain('npm create gateline@latest -- --yes --adapter opencode --prefix .agents --hook none');
+  });
+
+  describe('without prompts', () => {
+    const never = async (code: Promise<number>): Promise<number> =>
+      Promise.race([
+        code,
+        new Promise<number>((_, reject) => setTimeout(() => reject(new Error('run() waited for input')), 20_000).unref()),
+      ]);
+
+    it('--yes never reads the input, even on a TTY', async () => {
+      const dir = gitRepo();
+      const t = terminal(dir);
+      expect(await never(run(['--yes'], { ...t.io, interactive: true })), t.stderr()).toBe(0);
+      for (const prompt of Object.values(PROMPTS)) expect(t.screen()).not.toContain(prompt);
+      expect(t.screen()).not.toContain('create-gateline\n');
+      expect(t.screen()).toContain('Installed gateline');
+      expect(existsSync(join(dir, '.gateline/framework-lock.json'))).toBe(true);
+    });
+
+    it('a non-interactive run without flags never reads the input', async () => {
+      const dir = gitRepo();
+      const t = terminal(dir, false);
+      expect(await never(run([], t.io)), t.stderr()).toBe(0);
+      for (const prompt of Object.values(PROMPTS)) expect(t.screen()).not.toContain(prompt);
+      expect(t.screen()).toContain('Installed gateline');
+      expect(t.screen()).not.toContain('To repeat this without prompts');
+      expect(existsSync(join(dir, '.gateline/framework-lock.json'))).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,459 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { hashTree } from '../src/shared/integrity.ts';
+import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
+import { git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
+
+const node = process.execPath;
+const core = (dir: string, ...args: string[]) =>
+  spawnSync(node, [join(dir, '.gateline/core/src/main.ts'), ...args], { cwd: dir, encoding: 'utf8' });
+const lockOf = (dir: string, prefix = '.gateline') => JSON.parse(read(dir, `${prefix}/framework-lock.json`)) as Lock;
+
+describe('create-gateline --yes in a fresh repository', () => {
+  it('vendors the core, writes lock, stubs, workflow and hook, renders, and lists every file', async () => {
+    const dir = gitRepo();
+    const run = await install(dir, ['--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const path of [
+      '.gateline/core/package.json',
+      '.gateline/core/src/main.ts',
+      '.gateline/core/src/hook.mjs',
+      '.gateline/core/roles/reviewer.md',
+      '.gateline/core/adapters/opencode/manifest.json',
+      '.gateline/core/registry/models.yaml',
+      '.gateline/overlays/_all.md',
+      '.gateline/overlays/verifier.md',
+      '.github/workflows/gateline-render-check.yml',
+      '.git/hooks/pre-commit',
+      '.claude/agents/reviewer.md',
+      '.opencode/agents/reviewer.md',
+      '.gemini/agents/reviewer.md',
+    ]) {
+      expect(existsSync(join(dir, path)), path).toBe(true);
+      if (!path.startsWith('.git/')) expect(run.stdout).toContain(`  ${path}`);
+    }
+    expect(JSON.parse(read(dir, '.gateline/core/package.json'))).toEqual({
+      name: 'gateline-core',
+      version: '0.1.0',
+      private: true,
+      type: 'module',
+    });
+    expect(core(dir, 'render', '--check').status).toBe(0);
+    const validate = core(dir, 'validate');
+    expect(validate.stdout).toMatch(/core matches the lock/);
+    expect(validate.status).toBe(0);
+  });
+
+  it('writes a deterministic lock: sorted keys, no timestamps, integrity over the vendored files', async () => {
+    const a = gitRepo();
+    const b = gitRepo();
+    await install(a, ['--yes']);
+    await install(b, ['--yes']);
+    const text = read(a, '.gateline/framework-lock.json');
+    expect(text).toBe(read(b, '.gateline/framework-lock.json'));
+    const lock = JSON.parse(text) as Lock;
+    expect(Object.keys(lock)).toEqual([...Object.keys(lock)].sort());
+    expect(lock).toMatchObject({ lockVersion: 1, version: '0.1.0', core: 'core', adapters: ['claude-code', 'gemini-cli', 'opencode'] });
+    expect(lock.source).toEqual({ type: 'embedded', package: 'create-gateline@0.1.0' });
+    expect(lock.files).toEqual(hashTree(join(a, '.gateline/core')));
+    expect(text).not.toMatch(/20\d\d-\d\d-\d\d/);
+  });
+
+  it('the workflow checks out, sets up Node 24 and runs the core with no install step', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes', '--prefix', '.agents']);
+    const wf = parse(read(dir, '.github/workflows/gateline-render-check.yml'));
+    expect(wf.permissions).toEqual({ contents: 'read' });
+    const steps = wf.jobs['render-check'].steps as { uses?: string; run?: string; with?: Record<string, unknown> }[];
+    expect(steps[0]).toEqual({ uses: 'actions/checkout@v7', with: { 'persist-credentials': false } });
+    expect(steps[1]?.uses).toBe('actions/setup-node@v7');
+    expect(steps[1]?.with?.['node-version']).toBe(24);
+    expect(steps.map((s) => s.run).filter(Boolean)).toEqual([
+      'node .agents/core/src/main.ts render --check',
+      'node .agents/core/src/main.ts validate',
+    ]);
+    expect(JSON.stringify(wf)).not.toMatch(/npm (ci|install)/);
+  });
+
+  it('--adapter selects runners; an unknown one is refused with the list', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes', '--adapter', 'opencode'])).code).toBe(0);
+    expect(lockOf(dir).adapters).toEqual(['opencode']);
+    expect(existsSync(join(dir, '.claude'))).toBe(false);
+    const bad = await install(gitRepo(), ['--yes', '--adapter', 'cursor']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/unknown adapter 'cursor': choose from claude-code, gemini-cli, opencode/);
+  });
+
+  it('refuses a folder that is not a git repository, or is inside one', async () => {
+    const plain = testdir();
+    const run = await install(plain, ['--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/is not a git repository: run git init there first/);
+    expect(snapshot(plain)).toEqual({});
+    const repo = gitRepo({ 'pkg/readme.md': 'x\n' });
+    const inner = await install(join(repo, 'pkg'), ['--yes']);
+    expect(inner.stderr).toMatch(/installs at the root of a git repository/);
+  });
+
+  it('usage errors exit 2', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--hook', 'svn'])).code).toBe(2);
+    expect((await install(dir, ['--nope'])).code).toBe(2);
+    expect((await install(dir, ['a', 'b'])).code).toBe(2);
+    expect((await install(dir, ['--help'])).stdout).toMatch(/npm create gateline@latest -- \[dir\]/);
+    expect((await install(dir, ['--version'])).stdout.trim()).toBe('0.1.0');
+  });
+});
+
+describe('re-runs, dry runs and files in the way', () => {
+  it('a second run on the same version changes nothing, byte for byte and mtime for mtime, and says so', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes']);
+    const before = snapshot(dir);
+    const again = await install(dir, ['--yes']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/already installed .* nothing to change/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a re-run repairs an edited vendored core', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes']);
+    writeFileSync(join(dir, '.gateline/core/roles/reviewer.md'), 'tampered\n');
+    expect(core(dir, 'validate').status).toBe(1);
+    const run = await install(dir, ['--yes']);
+    expect(run.stdout).toContain('.gateline/core/roles/reviewer.md');
+    expect(core(dir, 'validate').status).toBe(0);
+  });
+
+  it('--dry-run lists what would change and writes nothing', async () => {
+    const dir = gitRepo({ 'README.md': 'hi\n' });
+    const before = snapshot(dir);
+    const run = await install(dir, ['--yes', '--dry-run']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/write \d+ file\(s\) of the vendored core/);
+    expect(run.stdout).toMatch(/render \.claude\/agents\/reviewer\.md/);
+    expect(run.stdout).toMatch(/--dry-run: nothing was written/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('never overwrites a file it did not write without --force', async () => {
+    const dir = gitRepo({ '.github/workflows/gateline-render-check.yml': 'name: mine\n' });
+    writeFileSync(join(dir, '.git/hooks/pre-commit'), '#!/bin/sh\necho mine\n');
+    const before = snapshot(dir);
+    const run = await install(dir, ['--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /in the way and were not written by create-gateline:\n\s+\.github\/workflows\/gateline-render-check\.yml\n\s+\.git\/hooks\/pre-commit/,
+    );
+    expect(run.stderr).toMatch(/--force/);
+    expect(snapshot(dir)).toEqual(before);
+    const forced = await install(dir, ['--yes', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(read(dir, '.github/workflows/gateline-render-check.yml')).toMatch(/Managed by create-gateline/);
+  });
+
+  it('never overwrites a hand-written agent file, even with --force', async () => {
+    const dir = gitRepo({ '.claude/agents/reviewer.md': '---\nname: reviewer\ndescription: mine\n---\nMine.\n' });
+    const before = snapshot(dir);
+    const run = await install(dir, ['--yes', '--force']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the first render would fail:\n\s+\.claude\/agents\/reviewer\.md: was written by hand/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('keeps existing overlays untouched', async () => {
+    const dir = gitRepo({ '.gateline/overlays/_all.md': 'Run make check.\n' });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    expect(read(dir, '.gateline/overlays/_all.md')).toBe('Run make check.\n');
+    expect(read(dir, '.claude/agents/planner.md')).toContain('Run make check.');
+  });
+});
+
+describe('failures and Ctrl-C while writing leave the repository exactly as it was', () => {
+  it('a failure half-way through writing rolls every file back', async () => {
+    const dir = gitRepo({ '.github/workflows': 'a file where a folder is needed\n' });
+    const before = snapshot(dir);
+    const run = await install(dir, ['--yes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/could not write .*gateline-render-check\.yml \(ENOTDIR\); every change was rolled back/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(snapshot(dir)).toEqual(before);
+    expect(existsSync(join(dir, '.gateline'))).toBe(false);
+  });
+
+  it('an abort (Ctrl-C) during the first render rolls back and exits 130', async () => {
+    const dir = gitRepo({ 'README.md': 'hi\n' });
+    const before = snapshot(dir);
+    const controller = new AbortController();
+    const { Writable } = await import('node:stream');
+    const stdout = new Writable({
+      write(chunk, _e, done) {
+        if (String(chunk).includes('rendering the agent files')) controller.abort();
+        done();
+      },
+    });
+    const { run } = await import('../src/init/cli.ts');
+    const code = await run(['--yes'], {
+      stdout,
+      stderr: new Writable({ write: (_c, _e, d) => d() }),
+      cwd: dir,
+      interactive: false,
+      signal: controller.signal,
+    });
+    expect(code).toBe(130);
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
+
+/** A copy of this package at another version, as a newer or older installer would be. */
+function packageAt(version: string, edit?: (root: string) => void): string {
+  const root = testdir();
+  for (const entry of ['src', 'roles', 'adapters', 'registry', 'templates'])
+    cpSync(join(REPO, entry), join(root, entry), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version }));
+  edit?.(root);
+  return root;
+}
+
+describe('upgrades', () => {
+  it('a newer installer upgrades the core and the lock, keeps overlays, and re-renders', async () => {
+    const dir = gitRepo();
+    const old = packageAt('0.0.9', (root) =>
+      writeFileSync(join(root, 'roles/reviewer.md'), read(root, 'roles/reviewer.md').replace('# Reviewer', '# Reviewer (old)')),
+    );
+    expect((await install(dir, ['--yes'], { packageRoot: old })).code).toBe(0);
+    expect(read(dir, '.claude/agents/reviewer.md')).toContain('# Reviewer (old)');
+    writeFileSync(join(dir, '.gateline/overlays/reviewer.md'), 'Check the changelog.\n');
+    expect(core(dir, 'render').status).toBe(0);
+    const run = await install(dir, ['--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Moved gateline 0\.0\.9 -> 0\.1\.0/);
+    expect(lockOf(dir).version).toBe('0.1.0');
+    expect(read(dir, '.gateline/overlays/reviewer.md')).toBe('Check the changelog.\n');
+    const reviewer = read(dir, '.claude/agents/reviewer.md');
+    expect(reviewer).not.toContain('(old)');
+    expect(reviewer).toContain('Check the changelog.');
+    expect(core(dir, 'validate').status).toBe(0);
+  });
+
+  it('keeps the adapters of the existing lock unless told otherwise', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes', '--adapter', 'gemini-cli'], { packageRoot: packageAt('0.0.9') });
+    await install(dir, ['--yes']);
+    expect(lockOf(dir).adapters).toEqual(['gemini-cli']);
+  });
+
+  it('an upgrade from a hand-built older lock removes core files the new core no longer has', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes']);
+    const coreDir = join(dir, '.gateline/core');
+    writeFileSync(join(coreDir, 'src/legacy.ts'), 'export {};\n');
+    const lock = buildLock(hashTree(coreDir), { ...lockOf(dir), version: '0.0.1' });
+    writeFileSync(join(dir, '.gateline/framework-lock.json'), stringifyLock(lock));
+    const run = await install(dir, ['--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(coreDir, 'src/legacy.ts'))).toBe(false);
+    expect(core(dir, 'validate').status).toBe(0);
+  });
+
+  it('a downgrade or a major upgrade needs --force without a TTY', async () => {
+    const dir = gitRepo();
+    await install(dir, ['--yes'], { packageRoot: packageAt('2.0.0') });
+    const before = snapshot(dir);
+    const down = await install(dir, ['--yes']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/this downgrades gateline from 2\.0\.0 to 0\.1\.0\. Re-run with --force/);
+    expect(snapshot(dir)).toEqual(before);
+    expect((await install(dir, ['--yes', '--force'])).code).toBe(0);
+    const major = await install(dir, ['--yes'], { packageRoot: packageAt('1.0.0') });
+    expect(major.stderr).toMatch(/major upgrade, 0\.1\.0 -> 1\.0\.0/);
+    expect((await install(dir, ['--yes', '--force'], { packageRoot: packageAt('1.0.0') })).code).toBe(0);
+    expect(lockOf(dir).version).toBe('1.0.0');
+  });
+});
+
+describe('pre-commit hooks', () => {
+  const emptyOverlay = (dir: string) => writeFileSync(join(dir, '.gateline/overlays/_all.md'), '');
+
+  it('git: the plain hook refuses a commit with an emptied overlay and allows it once restored', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes', '--hook', 'git'])).code).toBe(0);
+    expect(statSync(join(dir, '.git/hooks/pre-commit')).mode & 0o111).toBe(0o111);
+    const stub = read(dir, '.gateline/overlays/_all.md');
+    git(dir, 'add', '-A');
+    emptyOverlay(dir);
+    git(dir, 'add', '-A');
+    const refused = spawnSync('git', ['commit', '-qm', 'x'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(node, '..')}:${process.env.PATH}` },
+    });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/\.gateline\/overlays\/_all\.md: overlay is empty/);
+    writeFileSync(join(dir, '.gateline/overlays/_all.md'), stub);
+    git(dir, 'add', '-A');
+    const ok = spawnSync('git', ['commit', '-qm', 'x'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(node, '..')}:${process.env.PATH}` },
+    });
+    expect(ok.status, ok.stderr).toBe(0);
+  });
+
+  it('auto picks husky when the repository has it, and adds a block next to the user lines', async () => {
+    const dir = gitRepo({ '.husky/pre-commit': 'echo user-hook\n', 'package.json': '{"devDependencies":{"husky":"9.1.7"}}\n' });
+    const run = await install(dir, ['--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    const hook = read(dir, '.husky/pre-commit');
+    expect(hook).toBe(
+      'echo user-hook\n# >>> gateline (managed by create-gateline)\nnode .gateline/core/src/hook.mjs validate\n# <<< gateline\n',
+    );
+    expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
+    await install(dir, ['--yes']);
+    expect(read(dir, '.husky/pre-commit')).toBe(hook);
+    const sh = (env = {}) =>
+      spawnSync('sh', ['-e', '.husky/pre-commit'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${join(node, '..')}:${process.env.PATH}`, ...env },
+      });
+    expect(sh().status).toBe(0);
+    emptyOverlay(dir);
+    expect(sh().status).toBe(1);
+  });
+
+  it('auto picks lefthook and adds a command to its config, keeping the others', async () => {
+    const dir = gitRepo({ 'lefthook.yml': '# team hooks\npre-commit:\n  commands:\n    lint:\n      run: npm run lint\n' });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const text = read(dir, 'lefthook.yml');
+    expect(text).toContain('# team hooks');
+    const config = parse(text);
+    expect(config['pre-commit'].commands.lint.run).toBe('npm run lint');
+    expect(config['pre-commit'].commands['gateline-validate'].run).toBe('node .gateline/core/src/hook.mjs validate');
+    const run = spawnSync('sh', ['-c', config['pre-commit'].commands['gateline-validate'].run], { cwd: dir, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+  });
+
+  it('auto picks the pre-commit framework and adds a local system hook', async () => {
+    const dir = gitRepo({
+      '.pre-commit-config.yaml':
+        'repos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n    hooks:\n      - id: trailing-whitespace\n',
+    });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const config = parse(read(dir, '.pre-commit-config.yaml'));
+    expect(config.repos).toHaveLength(2);
+    expect(config.repos[1]).toEqual({
+      repo: 'local',
+      hooks: [
+        {
+          id: 'gateline-validate',
+          name: 'gateline validate',
+          entry: 'node .gateline/core/src/hook.mjs validate',
+          language: 'system',
+          pass_filenames: false,
+          always_run: true,
+        },
+      ],
+    });
+    await install(dir, ['--yes', '--force']);
+    expect(parse(read(dir, '.pre-commit-config.yaml')).repos).toHaveLength(2);
+  });
+
+  it('--hook none writes no hook', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes', '--hook', 'none'])).code).toBe(0);
+    expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
+  });
+
+  it('the hook says clearly when Node is older than 24', async () => {
+    const old = ['/usr/bin/node', '/usr/local/bin/node'].find(
+      (n) => existsSync(n) && Number(spawnSync(n, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24,
+    );
+    if (!old) return; // no older Node on this machine to try it with
+    const dir = gitRepo();
+    await install(dir, ['--yes']);
+    const run = spawnSync(old, ['.gateline/core/src/hook.mjs', 'validate'], { cwd: dir, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/gateline: needs Node 24 or later, but the node on PATH is v\d+/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('--from: vendoring from a git repository with degit', () => {
+  /** A git repository holding a gateline core at version 0.2.0, tagged v0.2.0. */
+  function upstream(): { dir: string; hash: string } {
+    const dir = gitRepo();
+    for (const entry of ['src', 'roles', 'adapters', 'registry']) cpSync(join(REPO, entry), join(dir, entry), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'gateline', version: '0.2.0', type: 'module' }));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'core 0.2.0');
+    git(dir, 'tag', 'v0.2.0');
+    return { dir, hash: git(dir, 'rev-parse', 'HEAD') };
+  }
+
+  /** degit's git client and tarball fetch, pointed at a local repository instead of GitHub. */
+  function localDegit(repo: string) {
+    return {
+      git: {
+        async fetchRefs() {
+          return git(repo, 'ls-remote', repo)
+            .split('\n')
+            .map((line) => {
+              const [hash = '', ref = ''] = line.split('\t');
+              if (ref === 'HEAD') return { type: 'HEAD', hash };
+              const [, kind = '', name = ''] = /^refs\/(heads|tags)\/(.+)$/.exec(ref) ?? [];
+              return { type: kind === 'tags' ? 'tag' : 'branch', name, hash };
+            });
+        },
+        async clone() {
+          throw new Error('clone is not used: the tarball path is');
+        },
+      },
+      async fetch(url: string, dest: string) {
+        const hash = /archive\/([0-9a-f]{40})\.tar\.gz$/.exec(url)?.[1];
+        if (!hash) throw new Error(`unexpected url ${url}`);
+        mkdirSync(join(dest, '..'), { recursive: true });
+        git(repo, 'archive', '--format=tar.gz', `--prefix=gateline-${hash}/`, '-o', dest, hash);
+      },
+    };
+  }
+
+  it('vendors the tagged tree and records the resolved commit', async () => {
+    const up = upstream();
+    const dir = gitRepo();
+    const run = await install(dir, ['--yes', '--from', 'acme/gateline#v0.2.0'], { degit: localDegit(up.dir) });
+    expect(run.code, run.stderr).toBe(0);
+    const lock = lockOf(dir);
+    expect(lock.source).toEqual({ type: 'degit', repo: 'acme/gateline#v0.2.0', commit: up.hash });
+    expect(lock.version).toBe('0.2.0');
+    expect(core(dir, 'validate').status).toBe(0);
+  });
+
+  it('an unreachable source is a clear message, not a stack, and writes nothing', async () => {
+    const dir = gitRepo();
+    const before = snapshot(dir);
+    const offline = {
+      git: {
+        async fetchRefs(): Promise<never> {
+          throw Object.assign(new Error('could not fetch https://github.com/acme/gateline'), { code: 'COULD_NOT_FETCH' });
+        },
+        async clone(): Promise<never> {
+          throw new Error('offline');
+        },
+      },
+    };
+    const run = await install(dir, ['--yes', '--from', 'acme/gateline'], { degit: offline });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /--from acme\/gateline: could not fetch the core \(MISSING_REF: .*\)\. Check the source and your network; without --from/,
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
