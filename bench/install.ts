@@ -1,0 +1,60 @@
+// Benchmark of the installer (SPEC section 9): the packed create-gateline installed once (npm's
+// download is not timed), then run with --yes into fresh repositories; and validate as the
+// installed git hook runs it. Prints medians beside `node -e ''`; asserts nothing.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const REPO = join(import.meta.dirname, '..');
+const RUNS = Number(process.env.RUNS ?? 9);
+const work = mkdtempSync(join(tmpdir(), 'gateline-bench-install-'));
+const env = { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH}`, npm_config_yes: 'true', npm_config_offline: 'true' };
+
+function must(command: string, args: string[], cwd: string): string {
+  const run = spawnSync(command, args, { cwd, env, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+function time(command: string, args: string[], cwd: string): number {
+  const start = process.hrtime.bigint();
+  must(command, args, cwd);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+const pack = JSON.parse(must('npm', ['pack', '--json', '--pack-destination', work], REPO)) as { filename: string }[];
+const prefix = join(work, 'installed');
+mkdirSync(prefix);
+writeFileSync(join(prefix, 'package.json'), '{"private":true}\n');
+must('npm', ['install', '--no-audit', '--no-fund', join(work, pack[0]?.filename ?? '')], prefix);
+const bin = join(prefix, 'node_modules/create-gateline/dist/bin/create-gateline.js');
+
+const bare: number[] = [];
+const installs: number[] = [];
+const hooks: number[] = [];
+for (let i = 0; i <= RUNS; i++) {
+  const repo = join(work, `repo-${i}`);
+  mkdirSync(repo);
+  must('git', ['init', '-q'], repo);
+  const b = time(process.execPath, ['-e', ''], repo);
+  const t = time(process.execPath, [bin, '--yes'], repo);
+  time('sh', ['.git/hooks/pre-commit'], repo); // the first hook run fills the compile cache
+  const h = time('sh', ['.git/hooks/pre-commit'], repo);
+  if (i === 0) continue; // warm-up
+  bare.push(b);
+  installs.push(t);
+  hooks.push(h);
+}
+
+const base = median(bare);
+console.log(`create-gateline benchmark: Node ${process.version}, median of ${RUNS} runs (ms)\n`);
+console.log(`${"node -e ''".padEnd(52)} ${base.toFixed(1).padStart(8)}`);
+console.log(`${'create-gateline --yes into a fresh repository'.padEnd(52)} ${median(installs).toFixed(1).padStart(8)}  target < 1000 ms`);
+console.log(`${'validate as the git hook runs it'.padEnd(52)} ${median(hooks).toFixed(1).padStart(8)}  ${(median(hooks) / base).toFixed(2)}x node -e '' (target <= 3x)`);
+rmSync(work, { recursive: true, force: true });

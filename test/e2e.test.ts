@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { git, gitRepo, read, REPO, testdir } from './helpers.ts';
+
+// The published package as a user meets it: `npm pack`, then `npm exec` of the tarball (what
+// `npm create gateline` does) in a fresh repository, offline: dependencies come from npm's cache.
+
+const PATH = `${join(process.execPath, '..')}:${process.env.PATH}`;
+const env = { ...process.env, PATH, npm_config_yes: 'true', npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_COLOR: '1' };
+
+function sh(command: string, args: string[], cwd: string) {
+  return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 180_000 });
+}
+
+describe('the packed package, run as a user runs it', () => {
+  let tarball = '';
+  let files: string[] = [];
+
+  beforeAll(() => {
+    const out = testdir();
+    const pack = sh('npm', ['pack', '--json', '--pack-destination', out], REPO);
+    expect(pack.status, pack.stderr).toBe(0);
+    const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    tarball = join(out, info?.filename ?? '');
+    files = (info?.files ?? []).map((f) => f.path);
+  }, 180_000);
+
+  it('ships the compiled bins, the core sources and templates, and no tests or fixtures', () => {
+    expect(files).toContain('dist/bin/create-gateline.js');
+    expect(files).toContain('dist/bin/gateline.js');
+    expect(files).toContain('src/main.ts');
+    expect(files).toContain('src/hook.mjs');
+    expect(files).toContain('roles/reviewer.md');
+    expect(files).toContain('templates/gateline-render-check.yml');
+    expect(files.filter((f) => /(^|\/)test\/|\.test\.|golden|fixture/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('src/') && f.endsWith('.ts') && !/^src\/(main|cli)\.ts$|^src\/(render|validate|shared)\//.test(f))).toEqual([]);
+  });
+
+  it('installs offline into a fresh repository; render --check, validate and the hook work there', () => {
+    const dir = gitRepo({ 'README.md': '# demo\n' });
+    const run = sh('npm', ['exec', '--package', tarball, '--', 'create-gateline', '--yes'], dir);
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/Installed gateline 0\.1\.0 in this repository/);
+    expect(readdirSync(join(dir, '.claude/agents')).sort()).toEqual(['implementer.md', 'planner.md', 'reviewer.md', 'verifier.md']);
+
+    const check = sh(process.execPath, ['.gateline/core/src/main.ts', 'render', '--check'], dir);
+    expect(check.status, check.stderr).toBe(0);
+    const validate = sh(process.execPath, ['.gateline/core/src/main.ts', 'validate'], dir);
+    expect(validate.status, validate.stderr).toBe(0);
+    const bin = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'render', '--check'], dir);
+    expect(bin.status, bin.stderr).toBe(0);
+    expect(bin.stdout).toMatch(/12 files up to date/);
+
+    git(dir, 'add', '-A');
+    const stub = read(dir, '.gateline/overlays/_all.md');
+    writeFileSync(join(dir, '.gateline/overlays/_all.md'), '');
+    git(dir, 'add', '-A');
+    const refused = sh('git', ['commit', '-qm', 'adopt gateline'], dir);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/overlays\/_all\.md: overlay is empty/);
+    writeFileSync(join(dir, '.gateline/overlays/_all.md'), stub);
+    git(dir, 'add', '-A');
+    const ok = sh('git', ['commit', '-qm', 'adopt gateline'], dir);
+    expect(ok.status, ok.stderr).toBe(0);
+  });
+
+  it('the gateline bin outside a host says how to adopt gateline', () => {
+    const dir = gitRepo();
+    const run = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'validate'], dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/npm create gateline@latest/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
