@@ -9,7 +9,12 @@ import { join } from 'node:path';
 const REPO = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.RUNS ?? 9);
 const work = mkdtempSync(join(tmpdir(), 'gateline-bench-install-'));
-const env = { ...process.env, PATH: `${join(process.execPath, '..')}:${process.env.PATH}`, npm_config_yes: 'true', npm_config_offline: 'true' };
+const env = {
+  ...process.env,
+  PATH: `${join(process.execPath, '..')}:${process.env.PATH}`,
+  npm_config_yes: 'true',
+  npm_config_offline: 'true',
+};
 
 function must(command: string, args: string[], cwd: string): string {
   const run = spawnSync(command, args, { cwd, env, encoding: 'utf8' });
@@ -56,5 +61,7 @@ const base = median(bare);
 console.log(`create-gateline benchmark: Node ${process.version}, median of ${RUNS} runs (ms)\n`);
 console.log(`${"node -e ''".padEnd(52)} ${base.toFixed(1).padStart(8)}`);
 console.log(`${'create-gateline --yes into a fresh repository'.padEnd(52)} ${median(installs).toFixed(1).padStart(8)}  target < 1000 ms`);
-console.log(`${'validate as the git hook runs it'.padEnd(52)} ${median(hooks).toFixed(1).padStart(8)}  ${(median(hooks) / base).toFixed(2)}x node -e '' (target <= 3x)`);
+console.log(
+  `${'validate as the git hook runs it'.padEnd(52)} ${median(hooks).toFixed(1).padStart(8)}  ${(median(hooks) / base).toFixed(2)}x node -e '' (target <= 3x)`,
+);
 rmSync(work, { recursive: true, force: true });

@@ -2,13 +2,20 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { git, gitRepo, read, REPO, testdir } from './helpers.ts';
+import { git, gitRepo, REPO, read, testdir } from './helpers.ts';
 
 // The published package as a user meets it: `npm pack`, then `npm exec` of the tarball (what
 // `npm create gateline` does) in a fresh repository, offline: dependencies come from npm's cache.
 
 const PATH = `${join(process.execPath, '..')}:${process.env.PATH}`;
-const env = { ...process.env, PATH, npm_config_yes: 'true', npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  PATH,
+  npm_config_yes: 'true',
+  npm_config_offline: 'true',
+  npm_config_update_notifier: 'false',
+  NO_COLOR: '1',
+};
 
 function sh(command: string, args: string[], cwd: string) {
   return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 180_000 });
@@ -35,7 +42,9 @@ describe('the packed package, run as a user runs it', () => {
     expect(files).toContain('roles/reviewer.md');
     expect(files).toContain('templates/gateline-render-check.yml');
     expect(files.filter((f) => /(^|\/)test\/|\.test\.|golden|fixture/.test(f))).toEqual([]);
-    expect(files.filter((f) => f.startsWith('src/') && f.endsWith('.ts') && !/^src\/(main|cli)\.ts$|^src\/(render|validate|shared)\//.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => f.startsWith('src/') && f.endsWith('.ts') && !/^src\/(main|cli)\.ts$|^src\/(render|validate|shared)\//.test(f)),
+    ).toEqual([]);
   });
 
   it('installs offline into a fresh repository; render --check, validate and the hook work there', () => {
@@ -51,7 +60,7 @@ describe('the packed package, run as a user runs it', () => {
     expect(validate.status, validate.stderr).toBe(0);
     const bin = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'render', '--check'], dir);
     expect(bin.status, bin.stderr).toBe(0);
-    expect(bin.stdout).toMatch(/12 files up to date/);
+    expect(bin.stdout).toMatch(/17 files up to date/);
 
     git(dir, 'add', '-A');
     const stub = read(dir, '.gateline/overlays/_all.md');

@@ -49,7 +49,7 @@ export function checkout(files: Record<string, string> = {}, { shipped = true } 
 /** A host repository: the core vendored under .gateline/core, a lock, and the given overlays/files. */
 export function host(
   files: Record<string, string> = {},
-  { adapters = ['claude-code', 'gemini-cli', 'opencode'], prefix = '.gateline' } = {},
+  { adapters = ['claude-code', 'codex', 'copilot', 'gemini-cli', 'opencode'], prefix = '.gateline' } = {},
 ): string {
   const dir = testdir();
   mkdirSync(join(dir, '.git'));

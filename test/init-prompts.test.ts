@@ -108,8 +108,10 @@ describe('create-gateline prompts', () => {
     ]) {
       expect(existsSync(join(dir, path)), path).toBe(true);
     }
-    expect(lockAdapters(dir)).toEqual(['claude-code', 'gemini-cli', 'opencode']);
-    expect(t.screen()).toContain('npm create gateline@latest -- --yes --adapter claude-code --adapter gemini-cli --adapter opencode');
+    expect(lockAdapters(dir)).toEqual(['claude-code', 'codex', 'copilot', 'gemini-cli', 'opencode']);
+    expect(t.screen()).toContain(
+      'npm create gateline@latest -- --yes --adapter claude-code --adapter codex --adapter copilot --adapter gemini-cli --adapter opencode',
+    );
   });
 
   it('renders only the runners left selected in the multiselect', async () => {
@@ -117,8 +119,8 @@ describe('create-gateline prompts', () => {
     const t = terminal(dir);
     const done = run([], t.io);
     await t.answer(PROMPTS.dir, ENTER);
-    // The options are claude-code, gemini-cli, opencode: move to gemini-cli and unselect it.
-    await t.answer(PROMPTS.adapters, DOWN, SPACE, ENTER);
+    // The options are claude-code, codex, copilot, gemini-cli, opencode: move to gemini-cli and unselect it.
+    await t.answer(PROMPTS.adapters, DOWN, DOWN, DOWN, SPACE, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
     await t.answer(PROMPTS.confirm, 'y');
@@ -126,8 +128,10 @@ describe('create-gateline prompts', () => {
     expect(existsSync(join(dir, '.claude/agents/reviewer.md'))).toBe(true);
     expect(existsSync(join(dir, '.opencode/agents/reviewer.md'))).toBe(true);
     expect(existsSync(join(dir, '.gemini'))).toBe(false);
-    expect(lockAdapters(dir)).toEqual(['claude-code', 'opencode']);
-    expect(t.screen()).toContain('npm create gateline@latest -- --yes --adapter claude-code --adapter opencode\n');
+    expect(lockAdapters(dir)).toEqual(['claude-code', 'codex', 'copilot', 'opencode']);
+    expect(t.screen()).toContain(
+      'npm create gateline@latest -- --yes --adapter claude-code --adapter codex --adapter copilot --adapter opencode\n',
+    );
   });
 
   it('on a re-run offers the adapters of the existing lock, so Enter keeps them', async () => {

@@ -56,7 +56,12 @@ describe('create-gateline --yes in a fresh repository', () => {
     expect(text).toBe(read(b, '.gateline/framework-lock.json'));
     const lock = JSON.parse(text) as Lock;
     expect(Object.keys(lock)).toEqual([...Object.keys(lock)].sort());
-    expect(lock).toMatchObject({ lockVersion: 1, version: '0.1.0', core: 'core', adapters: ['claude-code', 'gemini-cli', 'opencode'] });
+    expect(lock).toMatchObject({
+      lockVersion: 1,
+      version: '0.1.0',
+      core: 'core',
+      adapters: ['claude-code', 'codex', 'copilot', 'gemini-cli', 'opencode'],
+    });
     expect(lock.source).toEqual({ type: 'embedded', package: 'create-gateline@0.1.0' });
     expect(lock.files).toEqual(hashTree(join(a, '.gateline/core')));
     expect(text).not.toMatch(/20\d\d-\d\d-\d\d/);
@@ -85,7 +90,7 @@ describe('create-gateline --yes in a fresh repository', () => {
     expect(existsSync(join(dir, '.claude'))).toBe(false);
     const bad = await install(gitRepo(), ['--yes', '--adapter', 'cursor']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/unknown adapter 'cursor': choose from claude-code, gemini-cli, opencode/);
+    expect(bad.stderr).toMatch(/unknown adapter 'cursor': choose from claude-code, codex, copilot, gemini-cli, opencode/);
   });
 
   it('refuses a folder that is not a git repository, or is inside one', async () => {

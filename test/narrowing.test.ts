@@ -1,5 +1,6 @@
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { planRender } from '../src/render/plan.ts';
 import { CAPABILITIES } from '../src/shared/capabilities.ts';
@@ -52,6 +53,14 @@ describe('shipped adapters grant each role only what its capabilities map to', (
       const m = plan.manifests.find((x) => x.adapter === file.adapter);
       const caps = (/^capabilities: \[(.*)\]$/m.exec(read(dir, `roles/${file.role}.md`))?.[1] ?? '').split(', ');
       const allowed = caps.flatMap((c) => m?.toolMap[c] ?? []);
+      if (file.path.endsWith('.toml')) {
+        // Codex: capabilities narrow onto the sandbox and web search; the floor covers the rest.
+        const writes = caps.includes('edit') || caps.includes('write');
+        expect(file.content).toContain(`sandbox_mode = "${writes ? 'workspace-write' : 'read-only'}"`);
+        expect(file.content).toContain(`web_search = "${caps.includes('web') ? 'live' : 'disabled'}"`);
+        for (const cap of Object.keys(m?.floor ?? {})) expect(caps).toContain(cap);
+        return;
+      }
       const granted = grantedTools(file.content);
       expect(granted.length).toBeGreaterThan(0);
       for (const tool of granted) expect(allowed).toContain(tool);
@@ -216,5 +225,84 @@ describe('empty tool lists are explicit, never omitted', () => {
     );
     expect(gateline(['render'], dir).code).toBe(0);
     expect(read(dir, 'out/r.md')).toContain('tools: []');
+  });
+});
+
+describe('floors: what a runner cannot withhold is refused, not widened', () => {
+  it('a role lacking a floor capability is refused with the role, runner, capability and the fix', () => {
+    const dir = checkout(
+      {
+        'roles/r.md': ROLE(['read']),
+        'adapters/test/manifest.json': manifest({ floor: { shell: 'its agents can always execute commands' } }),
+      },
+      { shipped: false },
+    );
+    const before = snapshot(dir);
+    const run = gateline(['render'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /adapters\/test\/manifest\.json: role 'r' cannot be rendered for test: it lacks 'shell', which test cannot withhold \(its agents can always execute commands\)\. Grant the role 'shell' in roles\/r\.md, or drop 'r' from this adapter's roles/,
+    );
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('the shipped Codex adapter refuses the read-only reviewer', () => {
+    const dir = checkout();
+    const path = join(dir, 'adapters/codex/manifest.json');
+    writeFileSync(
+      path,
+      read(dir, 'adapters/codex/manifest.json').replace('"roles": ["implementer"]', '"roles": ["implementer", "reviewer"]'),
+    );
+    const run = gateline(['render'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/role 'reviewer' cannot be rendered for codex: it lacks 'edit'/);
+    expect(run.stderr).toMatch(/role 'reviewer' cannot be rendered for codex: it lacks 'write'/);
+  });
+
+  it('a .toml filename and the codex-sandbox style go together', () => {
+    const dir = checkout(
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ filename: '{role}.toml' }) },
+      { shipped: false },
+    );
+    expect(gateline(['render'], dir).stderr).toMatch(/'tools_style' must be 'codex-sandbox' for a \.toml filename/);
+  });
+});
+
+describe('Codex TOML', () => {
+  const codex = (caps: string[], body: string) =>
+    checkout(
+      {
+        'roles/r.md': `---\ndispatch: Say "hi": then stop.\ncapabilities: [${caps.join(', ')}]\ncapability_profile: deep\n---\n${body}`,
+        'adapters/codex/manifest.json': manifest({ adapter: 'codex', filename: '{role}.toml', tools_style: 'codex-sandbox', tool_map: {} }),
+      },
+      { shipped: false },
+    );
+
+  for (const [name, body] of [
+    ['plain text as a literal string', 'Use `x`.\nA \\ backslash.\n'],
+    [
+      "text with ''' and control characters as an escaped basic string",
+      "Quote ''' here.\nA \\ backslash, a \"quote\" and a bell \u0007.\n",
+    ],
+  ] as const) {
+    it(`parses back exactly: ${name}`, () => {
+      const dir = codex(['read', 'search', 'web'], body);
+      expect(gateline(['render'], dir).code).toBe(0);
+      const parsed = parseToml(read(dir, 'out/r.toml'));
+      expect(parsed).toEqual({
+        name: 'r',
+        description: 'Say "hi": then stop.',
+        model: 'm',
+        sandbox_mode: 'read-only',
+        web_search: 'live',
+        developer_instructions: `${body.trimEnd()}\n`, // the newline before the closing quotes belongs to the value
+      });
+    });
+  }
+
+  it('edit or write gives workspace-write; no web gives disabled', () => {
+    const dir = codex(['read', 'write'], 'Body.\n');
+    gateline(['render'], dir);
+    expect(parseToml(read(dir, 'out/r.toml'))).toMatchObject({ sandbox_mode: 'workspace-write', web_search: 'disabled' });
   });
 });

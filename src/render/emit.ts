@@ -1,11 +1,11 @@
+import { header } from './header.ts';
 import type { Manifest } from './manifest.ts';
 import type { Overlay } from './overlay.ts';
 import type { Role } from './role.ts';
+import { emitToml } from './toml.ts';
 import { yamlScalar } from './yaml.ts';
 
 // One interpreter for every runner: the manifest's tools_style picks how tools are written.
-
-export const RENDERED_MARK = 'by gateline render - DO NOT EDIT.';
 
 export interface Agent {
   role: Role;
@@ -15,16 +15,12 @@ export interface Agent {
   overlays: Overlay[];
 }
 
-export function header(role: Role): string {
-  return `RENDERED from roles/${role.name}.md ${RENDERED_MARK} Edit the role spec, then run: gateline render`;
-}
-
-/** True when a file carries the header, i.e. gateline wrote it and may rewrite or delete it. */
-export function isRendered(text: string): boolean {
-  return /^(<!--|#) RENDERED from roles\/[a-z][a-z0-9-]*\.md by gateline render - DO NOT EDIT\./m.test(text);
-}
-
+/** Markdown with frontmatter, or TOML when the manifest's filename ends in .toml (Codex). */
 export function emitAgent(agent: Agent): string {
+  return agent.manifest.filename.endsWith('.toml') ? emitToml(agent) : emitMarkdown(agent);
+}
+
+function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
   const lines = ['---', `name: ${role.name}`, `description: ${yamlScalar(role.dispatch)}`];
   lines.push(...toolLines(agent.tools, manifest.toolsStyle));

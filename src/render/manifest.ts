@@ -23,6 +23,8 @@ export interface Manifest {
   modelMap: Record<string, string>;
   modelOverrides: Record<string, string>;
   extraFrontmatter: Record<string, Scalar>;
+  /** Capabilities the runner cannot withhold, with the reason: a role lacking one is refused. */
+  floor: Record<string, string>;
   /** The JSON text, to point messages at the line of a key. */
   text: string;
 }
@@ -39,6 +41,7 @@ const KNOWN_KEYS = [
   'model_map',
   'model_overrides',
   'extra_frontmatter',
+  'floor',
   'model_vendors',
   'headless',
 ];
@@ -157,6 +160,14 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
       bad('extra_frontmatter', `'${key}' must be a string, number or boolean (frontmatter stays flat)`);
     }
   }
+  const floor = stringRecord(m.floor ?? {}, 'floor', bad, 'a reason') ?? {};
+  for (const cap of Object.keys(floor)) if (!isCapability(cap)) bad('floor', `names '${cap}', which is not a capability`);
+  if (typeof m.filename === 'string' && typeof m.tools_style === 'string') {
+    const toml = m.filename.endsWith('.toml');
+    if (toml !== (m.tools_style === 'codex-sandbox')) {
+      bad('tools_style', toml ? "must be 'codex-sandbox' for a .toml filename" : "'codex-sandbox' needs a .toml filename");
+    }
+  }
   for (const key of ['model_vendors', 'headless']) if (m[key] !== undefined) record(m[key], key, bad);
   if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
     bad('_comment', 'must be a string or an array of strings');
@@ -173,6 +184,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     modelMap,
     modelOverrides,
     extraFrontmatter: extra as Record<string, Scalar>,
+    floor,
     text,
   };
 }
@@ -187,12 +199,17 @@ function record(value: unknown, key: string, bad: (key: string, message: string)
   return undefined;
 }
 
-function stringRecord(value: unknown, key: string, bad: (key: string, message: string) => void): Record<string, string> | undefined {
+function stringRecord(
+  value: unknown,
+  key: string,
+  bad: (key: string, message: string) => void,
+  what = 'a model name',
+): Record<string, string> | undefined {
   const obj = record(value, key, bad);
   if (!obj) return undefined;
   for (const [k, v] of Object.entries(obj)) {
     if (typeof v !== 'string' || v.trim() === '' || /[\n"]/.test(v)) {
-      bad(key, `'${k}' must be a model name on one line`);
+      bad(key, `'${k}' must be ${what} on one line`);
       return undefined;
     }
   }

@@ -78,6 +78,15 @@ export function planRender(ctx: Context): Plan {
         continue;
       }
       const before = problems.length;
+      for (const [cap, why] of Object.entries(manifest.floor)) {
+        if ((spec.capabilities as string[]).includes(cap)) continue;
+        problems.push({
+          file: manifest.file,
+          message:
+            `role '${name}' cannot be rendered for ${manifest.adapter}: it lacks '${cap}', which ${manifest.adapter} cannot withhold (${why}). ` +
+            `Grant the role '${cap}' in ${spec.file}, or drop '${name}' from this adapter's roles`,
+        });
+      }
       const tools = toolsForRole(spec, manifest, problems);
       const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
       const other = owner.get(path);

@@ -2,7 +2,7 @@ import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
-import { isRendered } from './emit.ts';
+import { isRendered } from './header.ts';
 import type { Plan } from './plan.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
