@@ -120,6 +120,9 @@ export function git(cwd: string, ...args: string[]): string {
   return run.stdout.trim();
 }
 
+/** An environment whose PATH has Node 24, git and the basic tools, but no runner CLI a developer may have installed. */
+export const CLEAN_ENV = { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
+
 /** The installer's CLI in-process, without a TTY: what `npm create gateline -- ...` does in CI. */
 export async function install(dir: string, args: string[] = [], extra: Partial<CliIo> = {}): Promise<Run> {
   let stdout = '';
@@ -140,6 +143,7 @@ export async function install(dir: string, args: string[] = [], extra: Partial<C
     }),
     cwd: dir,
     interactive: false,
+    env: CLEAN_ENV,
     ...extra,
   });
   return { code, stdout, stderr };

@@ -4,7 +4,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, run } from '../src/init/cli.ts';
-import { gitRepo, install } from './helpers.ts';
+import { gitRepo, install, testdir } from './helpers.ts';
 
 // Drives create-gateline's interactive flow in-process: keys go into clack's input stream,
 // the screen is read back from its output stream.
@@ -19,6 +19,7 @@ const PROMPTS = {
   adapters: 'Which runners',
   prefix: 'Folder for the vendored core',
   hook: 'Pre-commit hook',
+  gitignore: 'Add the lines gateline needs to .gitignore?',
   confirm: 'Write these files?',
 };
 
@@ -96,6 +97,7 @@ describe('create-gateline prompts', () => {
     await t.answer(PROMPTS.adapters, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
+    await t.answer(PROMPTS.gitignore, 'y');
     await t.waitFor('About to change');
     await t.answer(PROMPTS.confirm, 'y');
     expect(await done, t.stderr()).toBe(0);
@@ -123,6 +125,7 @@ describe('create-gateline prompts', () => {
     await t.answer(PROMPTS.adapters, DOWN, DOWN, DOWN, SPACE, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
+    await t.answer(PROMPTS.gitignore, 'n');
     await t.answer(PROMPTS.confirm, 'y');
     expect(await done, t.stderr()).toBe(0);
     expect(existsSync(join(dir, '.claude/agents/reviewer.md'))).toBe(true);
@@ -143,10 +146,27 @@ describe('create-gateline prompts', () => {
     await t.answer(PROMPTS.adapters, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
+    await t.answer(PROMPTS.gitignore, 'n');
     expect(await done, t.stderr()).toBe(0);
     expect(t.screen()).toMatch(/already installed .* nothing to change/);
     expect(lockAdapters(dir)).toEqual(['opencode']);
     expect(existsSync(join(dir, '.claude'))).toBe(false);
+  });
+
+  it('shows what it found first, and refusing git init changes nothing', async () => {
+    const dir = testdir({ 'notes.txt': 'x\n' });
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.waitFor('What I found');
+    await t.waitFor('not a git repository');
+    await t.answer(PROMPTS.dir, ENTER);
+    await t.answer(PROMPTS.adapters, ENTER);
+    await t.answer(PROMPTS.prefix, ENTER);
+    await t.answer(PROMPTS.hook, ENTER);
+    await t.answer('Run git init here?', 'n');
+    expect(await done).toBe(0);
+    expect(t.screen()).toContain('Cancelled: nothing was written.');
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
   });
 
   it('writes nothing when cancelled with Ctrl-C at the first question', async () => {
@@ -172,6 +192,7 @@ describe('create-gateline prompts', () => {
     await t.answer(PROMPTS.adapters, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
+    await t.answer(PROMPTS.gitignore, 'n');
     await t.waitFor('About to change');
     await t.answer(PROMPTS.confirm, 'n');
     expect(await done).toBe(0);
@@ -184,7 +205,7 @@ describe('create-gateline prompts', () => {
   it('asks only what the flags did not say', async () => {
     const dir = gitRepo();
     const t = terminal(dir);
-    const done = run(['--prefix', '.agents', '--hook', 'none', '--adapter', 'opencode'], t.io);
+    const done = run(['--prefix', '.agents', '--hook', 'none', '--adapter', 'opencode', '--gitignore'], t.io);
     await t.answer(PROMPTS.dir, ENTER);
     await t.answer(PROMPTS.confirm, 'y');
     expect(await done, t.stderr()).toBe(0);
@@ -198,7 +219,7 @@ describe('create-gateline prompts', () => {
     expect(existsSync(join(dir, '.claude'))).toBe(false);
     expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
     expect(lockAdapters(dir, '.agents')).toEqual(['opencode']);
-    expect(screen).toContain('npm create gateline@latest -- --yes --adapter opencode --prefix .agents --hook none');
+    expect(screen).toContain('npm create gateline@latest -- --yes --adapter opencode --prefix .agents --hook none --gitignore');
   });
 
   describe('without prompts', () => {

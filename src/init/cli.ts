@@ -3,10 +3,12 @@ import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, styleText } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
+import { inspect, probe, runnerCommands } from '../probe/probe.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { DEFAULT_PREFIX } from '../shared/context.ts';
 import { LOCK_FILE } from '../shared/lock.ts';
 import { InstallError } from './errors.ts';
+import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
 import { type Answers, ask, cancelled, confirm, note, outro } from './prompts.ts';
@@ -24,6 +26,8 @@ export interface CliIo {
   signal?: AbortSignal;
   degit?: DegitOptions;
   packageRoot?: string;
+  /** Where runner CLIs are looked up (PATH); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const USAGE = `Usage: npm create gateline@latest -- [dir] [options]
@@ -40,11 +44,16 @@ Options:
   --hook STYLE         auto | git | husky | lefthook | pre-commit | none (default auto: what the repo uses)
   --from SRC           vendor the core from a degit source (user/repo[/subdir][#ref]) instead of this package
   --dry-run            print what would change and write nothing
+  --git-init           run git init first when the directory is not a repository
+  --package-script     add a "gateline" script to package.json (Node projects)
+  --gitignore          add the lines gateline needs to .gitignore
   --force              overwrite files in the way; allow a downgrade or major upgrade without asking
   -h, --help           show this help
   -v, --version        print the version
 
-Without a TTY, or under CI, it never prompts. Exit codes: 0 done (or nothing to do, or
+It first shows what it found (Node, git, runner CLIs, hook manager, package.json, workflows)
+and preselects the runners that are installed. On a TTY it offers the fixes it can make; without
+one it makes only those its flags ask for. Without a TTY, or under CI, it never prompts. Exit codes: 0 done (or nothing to do, or
 cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted while
 writing (everything rolled back).`;
 
@@ -55,6 +64,9 @@ const OPTIONS = {
   hook: { type: 'string' },
   from: { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'git-init': { type: 'boolean' },
+  'package-script': { type: 'boolean' },
+  gitignore: { type: 'boolean' },
   force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -83,6 +95,22 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   const interactive = io.interactive && !values.yes;
   const prompt = { input: io.input, output: io.stdout };
+  const env = io.env ?? process.env;
+  const shipped = listAdapters(join(packageRoot, 'adapters'));
+  const commands = runnerCommands(join(packageRoot, 'adapters'));
+
+  // Look before asking: what the machine and the repository have.
+  const firstRoot = resolve(io.cwd, positionals[0] ?? '.');
+  const found = probe(await inspect(firstRoot, commands, values.prefix ?? DEFAULT_PREFIX, env));
+  const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
+  if (interactive) note(summary, 'What I found', prompt);
+  else out(summary);
+  const preselect = (root: string) => {
+    const locked = lockedAdapters(root, values.prefix ?? DEFAULT_PREFIX)?.filter((a) => shipped.includes(a));
+    if (locked?.length) return locked;
+    return found.installed.length ? found.installed : shipped;
+  };
+
   let answers: Answers = {
     dir: positionals[0] ?? '.',
     adapters: values.adapter ?? [],
@@ -96,11 +124,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       prefix: values.prefix,
       hook: values.hook as HookStyle | undefined,
     };
-    const shipped = listAdapters(join(packageRoot, 'adapters'));
     const choicesFor = (dir: string) => {
       const root = resolve(io.cwd, dir);
-      const locked = lockedAdapters(root, given.prefix ?? DEFAULT_PREFIX)?.filter((a) => shipped.includes(a));
-      return { adapters: shipped, selected: locked?.length ? locked : shipped, detectedHook: safeDetect(root) };
+      return { adapters: shipped, selected: preselect(root), detectedHook: safeDetect(root) };
     };
     const asked = await ask(given, choicesFor, prompt);
     if (!asked) {
@@ -108,10 +134,31 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     answers = asked;
+  } else if (!values.adapter) {
+    answers.adapters = preselect(firstRoot);
   }
 
   const root = resolve(io.cwd, answers.dir);
+  const fixable = root === firstRoot ? found : probe(await inspect(root, commands, answers.prefix, env));
+  const fixes = await agree(fixable.findings, {
+    interactive,
+    prompt,
+    flags: { 'git-init': values['git-init'], 'package-script': values['package-script'], gitignore: values.gitignore },
+  });
+  if (fixes === undefined) {
+    cancelled(prompt);
+    return 0;
+  }
+  let madeGit = false;
   try {
+    if (fixes.has('git-init')) {
+      if (values['dry-run']) {
+        out('--dry-run: would run git init first; nothing was written.');
+        return 0;
+      }
+      await gitInit(root);
+      madeGit = true;
+    }
     const plan = await planInstall({
       root,
       adapters: answers.adapters.length ? answers.adapters : undefined,
@@ -121,6 +168,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       force: values.force ?? false,
       degit: io.degit,
       packageRoot,
+      packageScript: fixes.has('package-script'),
+      gitignore: fixes.has('gitignore'),
     });
     if (plan.needsConfirmation && !values.force) {
       if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
@@ -152,9 +201,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     out(
       `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
     );
-    if (interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, values.from)}`);
+    if (interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, values.from, fixes)}`);
     return 0;
   } catch (error) {
+    if (madeGit) undoGitInit(root);
     if (io.signal?.aborted) {
       err('create-gateline: interrupted; every change was rolled back, the repository is as it was.');
       return 130;
@@ -216,10 +266,11 @@ function summarize(paths: string[]): string[] {
   return core.length ? [`  write ${core.length} file(s) of the vendored core`, ...rest] : rest;
 }
 
-function repeatCommand(answers: Answers, from: string | undefined): string {
+function repeatCommand(answers: Answers, from: string | undefined, fixes: Set<string>): string {
   const args = [answers.dir === '.' ? '' : answers.dir, '--yes', ...answers.adapters.map((a) => `--adapter ${a}`)];
   if (answers.prefix !== DEFAULT_PREFIX) args.push(`--prefix ${answers.prefix}`);
   if (answers.hook !== 'auto') args.push(`--hook ${answers.hook}`);
   if (from) args.push(`--from ${from}`);
+  for (const fix of [...fixes].sort()) args.push(`--${fix}`);
   return `npm create gateline@latest -- ${args.filter(Boolean).join(' ')}`;
 }

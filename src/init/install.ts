@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Options as DegitOptions } from 'degit';
 import { execa } from 'execa';
 import semver from 'semver';
+import { gitignoreLines } from '../probe/probe.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
 import { planRender } from '../render/plan.ts';
 import { compareWithDisk, type FileState } from '../render/state.ts';
@@ -31,6 +32,10 @@ export interface InstallOptions {
   degit?: DegitOptions;
   /** Package whose templates and embedded core are used (default: this package). */
   packageRoot?: string;
+  /** Add a `gateline` script to the host's package.json. */
+  packageScript?: boolean;
+  /** Add the lines gateline needs to the host's .gitignore. */
+  gitignore?: boolean;
 }
 
 export interface InstallPlan {
@@ -117,6 +122,17 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
           ? template(packageRoot, 'overlay-all.md', { prefix })
           : template(packageRoot, 'overlay-role.md', { prefix, role: name });
       desired.set(path, { content: text });
+    }
+
+    if (options.packageScript) {
+      const text = disk('package.json')?.toString('utf8');
+      if (text !== undefined) desired.set('package.json', { content: withScript(text, `node ${prefix}/core/src/main.ts`) });
+    }
+    if (options.gitignore) {
+      const text = disk('.gitignore')?.toString('utf8') ?? '';
+      const missing = gitignoreLines(prefix).filter((line) => !text.split(/\r?\n/).includes(line));
+      if (missing.length)
+        desired.set('.gitignore', { content: `${text}${text && !text.endsWith('\n') ? '\n' : ''}# gateline\n${missing.join('\n')}\n` });
     }
 
     const workflow = '.github/workflows/gateline-render-check.yml';
@@ -226,6 +242,15 @@ export async function applyInstall(
   } finally {
     cleanup(plan);
   }
+}
+
+/** package.json with a `gateline` script added, keeping its indentation and key order. */
+function withScript(text: string, command: string): string {
+  const pkg = JSON.parse(text) as { scripts?: Record<string, string> };
+  if (pkg.scripts?.gateline) return text;
+  pkg.scripts = { ...pkg.scripts, gateline: command };
+  const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';
+  return `${JSON.stringify(pkg, null, indent)}\n`;
 }
 
 /** An error as one line: a file system error names its path relative to nothing but itself. */

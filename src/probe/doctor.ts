@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { parse as parseToml } from 'smol-toml';
+import { validateCommand } from '../init/hooks.ts';
+import { PACKAGE_ROOT } from '../init/source.ts';
+import { MANAGED_MARK, template } from '../init/templates.ts';
+import type { Context } from '../shared/context.ts';
+import { formatProblem, type Problem } from '../shared/problem.ts';
+import { type Finding, type Inspected, inspect, probe, runnerCommands } from './probe.ts';
+
+// `gateline doctor`: the probe plus what a host needs to stay healthy, each finding with its fix.
+
+export interface DoctorInputs {
+  ctx: Context;
+  seen: Inspected;
+  /** The `validate --json` problems of the vendored core. */
+  problems: Problem[];
+  home: string;
+  codexHome: string;
+  packageRoot: string;
+}
+
+/** Pure: judges what `gatherDoctor` collected. */
+export function diagnose(inputs: DoctorInputs): Finding[] {
+  const { ctx, seen } = inputs;
+  const prefix = ctx.prefix ?? '.gateline';
+  const selected = ctx.selected ?? [];
+  const base = probe({ ...seen, runners: Object.fromEntries(Object.entries(seen.runners).filter(([a]) => selected.includes(a))) });
+  const findings = base.findings.filter((f) => ['node', 'git'].includes(f.id) || f.id.startsWith('runner:'));
+  findings.push(hookFinding(ctx.root, seen.hook, prefix));
+  findings.push(workflowFinding(ctx.root, prefix, inputs.packageRoot));
+  findings.push(
+    inputs.problems.length
+      ? {
+          id: 'validate',
+          ok: false,
+          message: `gateline validate reports ${inputs.problems.length} problem(s):\n${inputs.problems.map((p) => `      ${formatProblem(p)}`).join('\n')}`,
+          fix: 'fix each as it says (most often: gateline render)',
+        }
+      : { id: 'validate', ok: true, message: 'gateline validate passes' },
+  );
+  if (selected.includes('gemini-cli')) findings.push(geminiFinding(ctx.root, inputs.home));
+  if (selected.includes('codex')) findings.push(codexFinding(ctx.root, inputs.codexHome));
+  return findings;
+}
+
+export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = process.env): Promise<DoctorInputs> {
+  const prefix = ctx.prefix ?? '.gateline';
+  const commands = runnerCommands(join(ctx.coreRoot, 'adapters'));
+  const seen = await inspect(ctx.root, commands, prefix, env);
+  const validate = await execa(
+    process.execPath,
+    [join(ctx.coreRoot, 'src', 'main.ts'), 'validate', '--json', '--root', ctx.root, '--prefix', prefix],
+    {
+      reject: false,
+      env: { ...env, NO_COLOR: '1' },
+    },
+  );
+  let problems: Problem[] = [];
+  try {
+    problems = (JSON.parse(String(validate.stdout)) as { problems: Problem[] }).problems;
+  } catch {
+    problems = [{ file: `${prefix}/core/src/main.ts`, message: `validate did not run: ${String(validate.stderr).trim()}` }];
+  }
+  const home = env.HOME ?? homedir();
+  return { ctx, seen, problems, home, codexHome: env.CODEX_HOME ?? join(home, '.codex'), packageRoot: PACKAGE_ROOT };
+}
+
+function hookFinding(root: string, style: Inspected['hook'], prefix: string): Finding {
+  const command = validateCommand(prefix);
+  const reinstall = `re-run the installer (npm create gateline@latest -- --yes --hook ${style})`;
+  const file =
+    style === 'git'
+      ? gitHookPath(root)
+      : { husky: '.husky/pre-commit', lefthook: lefthookFile(root), 'pre-commit': '.pre-commit-config.yaml' }[style];
+  const path = join(root, file);
+  if (!existsSync(path))
+    return { id: 'hook', ok: false, message: `no pre-commit hook runs gateline validate (${file} is missing)`, fix: reinstall };
+  const text = readFileSync(path, 'utf8');
+  if (!text.includes(command)) return { id: 'hook', ok: false, message: `${file} does not run \`${command}\``, fix: reinstall };
+  if (style === 'git' && (statSync(path).mode & 0o111) === 0) {
+    return { id: 'hook', ok: false, message: `${file} is not executable, so git skips it`, fix: `chmod +x ${file}` };
+  }
+  return { id: 'hook', ok: true, message: `the ${style} hook runs gateline validate` };
+}
+
+function gitHookPath(root: string): string {
+  const hooksPath = configuredHooksPath(root);
+  return `${hooksPath ?? '.git/hooks'}/pre-commit`;
+}
+
+function configuredHooksPath(root: string): string | undefined {
+  try {
+    const config = readFileSync(join(root, '.git', 'config'), 'utf8');
+    return /^\s*hooksPath\s*=\s*(.+)$/m.exec(config)?.[1]?.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function lefthookFile(root: string): string {
+  return ['lefthook.yml', '.lefthook.yml', 'lefthook.yaml', '.lefthook.yaml'].find((f) => existsSync(join(root, f))) ?? 'lefthook.yml';
+}
+
+function workflowFinding(root: string, prefix: string, packageRoot: string): Finding {
+  const file = '.github/workflows/gateline-render-check.yml';
+  const fix = 're-run the installer with --force to restore it (or keep your edits, if they are deliberate)';
+  if (!existsSync(join(root, file)))
+    return {
+      id: 'workflow',
+      ok: false,
+      message: `${file} is missing: CI does not check the renders`,
+      fix: fix.replace(' with --force', ''),
+    };
+  const text = readFileSync(join(root, file), 'utf8');
+  if (text === template(packageRoot, 'gateline-render-check.yml', { prefix }))
+    return { id: 'workflow', ok: true, message: `${file} is as installed` };
+  const still = text.includes(`${prefix}/core/src/main.ts render --check`);
+  return {
+    id: 'workflow',
+    ok: false,
+    message: `${file} was edited${still ? '' : ' and no longer runs render --check'}${text.includes(MANAGED_MARK) ? '' : ' (its managed header is gone)'}`,
+    fix,
+  };
+}
+
+/** Gemini CLI registers a project agent only once its content hash is acknowledged interactively. */
+function geminiFinding(root: string, home: string): Finding {
+  const dir = join(root, '.gemini', 'agents');
+  const agents = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.md') && !f.startsWith('_')) : [];
+  let acked: Record<string, Record<string, string>> = {};
+  try {
+    acked = JSON.parse(readFileSync(join(home, '.gemini', 'acknowledgments', 'agents.json'), 'utf8'));
+  } catch {
+    // none acknowledged yet
+  }
+  const mine = acked[root] ?? {};
+  const pending = agents.filter(
+    (f) =>
+      mine[f.replace(/\.md$/, '')] !==
+      createHash('sha256')
+        .update(readFileSync(join(dir, f)))
+        .digest('hex'),
+  );
+  if (pending.length === 0) return { id: 'gemini-ack', ok: true, message: 'Gemini CLI has acknowledged every rendered agent' };
+  return {
+    id: 'gemini-ack',
+    ok: false,
+    message: `Gemini CLI loads project agents only after you acknowledge them, and ${pending.length} are new or changed: ${pending.map((f) => f.replace(/\.md$/, '')).join(', ')}`,
+    fix: 'run `gemini` in this repository once and accept them (headless runs skip unacknowledged agents silently)',
+  };
+}
+
+/** Codex reads .codex/agents only in a project its config marks as trusted. */
+function codexFinding(root: string, codexHome: string): Finding {
+  let trusted = false;
+  try {
+    const config = parseToml(readFileSync(join(codexHome, 'config.toml'), 'utf8')) as {
+      projects?: Record<string, { trust_level?: string }>;
+    };
+    trusted = config.projects?.[root]?.trust_level === 'trusted';
+  } catch {
+    // no config yet
+  }
+  return trusted
+    ? { id: 'codex-trust', ok: true, message: 'Codex trusts this project, so it reads .codex/agents' }
+    : {
+        id: 'codex-trust',
+        ok: false,
+        message: 'Codex reads project agents only in a trusted project, and this one is not trusted',
+        fix: `run \`codex\` here once and trust the folder, or add to ${join(codexHome, 'config.toml')}:\n        [projects."${root}"]\n        trust_level = "trusted"`,
+      };
+}

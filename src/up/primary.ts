@@ -1,0 +1,30 @@
+// opencode refuses `opencode run --agent X` when X has `mode: subagent` (our rendered files do:
+// they are meant to be delegated to) and silently falls back to its default agent, which allows
+// every tool. Running `--agent <role>` against the rendered file would therefore run the role with
+// no narrowing at all. Instead the orchestrator runs a primary copy of the rendered file, loaded
+// from a temporary OPENCODE_CONFIG_DIR under another name. Exactly two frontmatter lines change:
+// - `mode: subagent` -> `mode: primary`, so `run --agent` accepts it;
+// - `name: <role>` -> `name: gateline-<role>`, because a frontmatter name overrides the file
+//   name as the agent's id, and the project's subagent of the same id must not be the one picked.
+// The permission map, model and body are byte-for-byte the rendered ones: nothing widens.
+
+export const PRIMARY_PREFIX = 'gateline-';
+
+/** The primary copy of a rendered opencode agent file. Throws when the file does not have the expected lines. */
+export function primaryCopy(rendered: string, role: string): string {
+  const lines = rendered.split('\n');
+  const end = lines[0] === '---' ? lines.indexOf('---', 1) : -1;
+  if (end < 0) throw new Error(`the rendered opencode agent '${role}' has no frontmatter`);
+  let named = false;
+  for (let i = 1; i < end; i++) {
+    if (lines[i] === `name: ${role}`) {
+      lines[i] = `name: ${PRIMARY_PREFIX}${role}`;
+      named = true;
+    } else if (lines[i] === 'mode: subagent') lines[i] = 'mode: primary';
+    else if (/^mode:/.test(lines[i] ?? '') && !/^mode: (primary|all)$/.test(lines[i] ?? '')) {
+      throw new Error(`the rendered opencode agent '${role}' has '${lines[i]}'; expected subagent, primary or all`);
+    }
+  }
+  if (!named) throw new Error(`the rendered opencode agent '${role}' has no 'name: ${role}' line`);
+  return lines.join('\n');
+}

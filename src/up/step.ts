@@ -1,0 +1,128 @@
+import { execa } from 'execa';
+import type { Adapter } from './adapter.ts';
+import { invocation } from './argv.ts';
+import type { Binding } from './dispatch.ts';
+import { assertNoBypass, PermissionBypassError } from './guard.ts';
+import { type Meter, meter } from './meter.ts';
+import { OutputError, type Parsed, parseOutput } from './output.ts';
+import type { RunRecord } from './record.ts';
+import type { Registry } from './registry.ts';
+
+// One headless run of one role: argv from the headless block, the bypass guard, execa (no shell),
+// then parse and meter. Everything lands in the run record before anything can fail, so a failed
+// step can be read afterwards.
+
+export interface StepSpec {
+  /** The step's folder in the run record, e.g. '02-implementer'. */
+  label: string;
+  binding: Binding;
+  adapter: Adapter;
+  prompt: string;
+  /** What {role} becomes: the role, or the name of its opencode primary copy. */
+  agent: string;
+  /** Continue this session instead of starting a new one. */
+  session?: string;
+  /** Extra environment for this runner (OPENCODE_CONFIG_DIR). */
+  env?: Record<string, string>;
+}
+
+export interface StepContext {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  record: RunRecord;
+  registry: Registry;
+}
+
+export interface StepResult {
+  label: string;
+  binding: Binding;
+  parsed: Parsed;
+  meter: Meter;
+  resumed: boolean;
+}
+
+export type FailureKind = 'missing' | 'crashed' | 'timed out' | 'unparseable' | 'runner error' | 'refused' | 'interrupted';
+
+export class StepError extends Error {
+  override name = 'StepError';
+  readonly kind: FailureKind;
+  constructor(kind: FailureKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepResult> {
+  const { binding, adapter, label } = spec;
+  const runner = `the runner '${adapter.headless?.command}' (adapter ${adapter.name})`;
+  const where = `${binding.role} (step ${label})`;
+  const fail = (kind: FailureKind, why: string): never => {
+    const message = `${binding.role}: ${runner} ${why}. The run record is in ${ctx.record.display}/${label}/`;
+    ctx.record.write(`${label}/error.txt`, `${kind}: ${message}\n`);
+    throw new StepError(kind, message);
+  };
+
+  const inv = invocation(adapter, { prompt: spec.prompt, role: spec.agent, model: binding.model, session: spec.session });
+  ctx.record.write(`${label}/prompt.md`, spec.prompt);
+  ctx.record.write(`${label}/command.json`, {
+    command: inv.command,
+    args: inv.args,
+    resumed: inv.resumed,
+    session: spec.session,
+    env: spec.env ?? {},
+    cwd: ctx.root,
+  });
+  try {
+    assertNoBypass(inv.command, inv.args, where);
+  } catch (error) {
+    if (error instanceof PermissionBypassError) fail('refused', `was not started: ${error.message}`);
+    throw error;
+  }
+  if (ctx.signal?.aborted) fail('interrupted', 'was not started: interrupted');
+
+  const result = await execa(inv.command, inv.args, {
+    cwd: ctx.root,
+    env: { ...ctx.env, ...spec.env },
+    extendEnv: false,
+    timeout: ctx.timeoutMs,
+    cancelSignal: ctx.signal,
+    reject: false,
+    // The runners read stdin into the prompt when it is open (opencode, gemini): close it.
+    stdin: 'ignore',
+    stripFinalNewline: false,
+  });
+  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+  ctx.record.write(`${label}/stdout.txt`, stdout);
+  ctx.record.write(`${label}/stderr.txt`, stderr);
+
+  if (result.isCanceled || ctx.signal?.aborted) fail('interrupted', 'was stopped: interrupted (Ctrl-C)');
+  if (result.timedOut) fail('timed out', `timed out after ${ctx.timeoutMs / 1000} s (--timeout) and was stopped`);
+  if (result.code === 'ENOENT') fail('missing', 'was not found: install it, or put it on PATH');
+  if (result.code === 'EACCES') fail('missing', 'is not executable: check its permissions');
+  if (result.failed) {
+    const how = result.exitCode !== undefined ? `exited with code ${result.exitCode}` : `was killed by ${result.signal ?? 'a signal'}`;
+    fail('crashed', `${how}${tail(stderr)}`);
+  }
+
+  let parsed: Parsed;
+  try {
+    parsed = parseOutput(adapter.kind, stdout, adapter.headless?.sessionField);
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    return fail('unparseable', `printed output gateline cannot read (${error.message}); the raw output is in stdout.txt`);
+  }
+  const cost = meter(parsed, binding.model, ctx.registry);
+  ctx.record.write(`${label}/result.json`, parsed);
+  ctx.record.write(`${label}/cost.json`, cost);
+  if (parsed.error) fail('runner error', `reported an error: ${parsed.error}`);
+  return { label, binding, parsed, meter: cost, resumed: inv.resumed };
+}
+
+/** The last lines of stderr, for the message: enough to see why, not the whole transcript. */
+function tail(stderr: string): string {
+  const lines = stderr.trim().split('\n').filter(Boolean).slice(-3);
+  return lines.length ? `: ${lines.join(' | ').slice(0, 400)}` : '';
+}
