@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `gateline` command in a host. render and validate run the vendored core's own CLI (found
 // through the lock), so a local render is exactly CI's `node <prefix>/core/src/main.ts render
-// --check`. doctor (and up) are installer side: they use npm dependencies the core must not.
+// --check`. doctor and up are installer side: they use npm dependencies the core must not.
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -13,6 +13,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const { enableCompileCache } = await import('node:module');
   enableCompileCache();
+  if (argv[0] === 'up') {
+    // Ctrl-C aborts the running runner (execa's cancelSignal) and exits 130; after the listener
+    // has fired, a second Ctrl-C falls back to Node's default and ends gateline at once.
+    const { run } = await import('../up/cli.ts');
+    const controller = new AbortController();
+    process.once('SIGINT', () => controller.abort());
+    process.once('SIGTERM', () => controller.abort());
+    return run(argv.slice(1), { ...io, env: process.env, signal: controller.signal });
+  }
   const { locate } = await import('../shared/context.ts');
   const { FrameworkError, formatProblem } = await import('../shared/problem.ts');
   const flag = (name: string) => {

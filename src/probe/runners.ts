@@ -10,7 +10,7 @@ export interface RunnerFacts {
 export const RUNNERS: Record<string, RunnerFacts> = {
   'claude-code': { package: '@anthropic-ai/claude-code', proven: '2.1.332' },
   codex: { package: '@openai/codex', proven: '0.171.0' },
-  copilot: { package: '@github/copilot', proven: '1.0.0' },
+  copilot: { package: '@github/copilot', proven: '1.0.102' },
   'gemini-cli': { package: '@google/gemini-cli', proven: '0.61.0' },
   opencode: { package: 'opencode-ai', proven: '1.18.33' },
 };

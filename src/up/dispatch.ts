@@ -86,8 +86,8 @@ type Option = Omit<Binding, 'pin'>;
  * assignments, the first in that preference order that satisfies every pin wins; so when the
  * greedy choice meets the pins it is the answer, and when it does not, the earlier roles' later
  * choices are tried before giving up (claude-code + codex: the implementer moves to codex).
- * When no assignment satisfies the pins: with one adapter the pin is advisory and the preferred
- * assignment runs; with more, VendorPinError names the preferred assignment's first violation.
+ * When no assignment satisfies the pins: with one adapter the pin is advisory and that adapter
+ * runs everything; with more, VendorPinError names the first pin the greedy choice breaks.
  */
 export function dispatch(input: DispatchInput): Dispatch {
   const forced = input.forced ?? {};
@@ -104,8 +104,9 @@ export function dispatch(input: DispatchInput): Dispatch {
   const violations = (chosen: Option[]) =>
     pins.filter((p) => chosen[p.role] && chosen[p.target] && chosen[p.role]?.vendor === chosen[p.target]?.vendor);
 
-  const found = search(options, (partial) => violations(partial).length === 0);
-  const chosen = found ?? options.map((o) => o[0] as Option);
+  const keeps = (partial: Option[]) => violations(partial).length === 0;
+  const found = search(options, keeps);
+  const chosen = found ?? greedy(options, keeps);
   const broken = found ? [] : violations(chosen);
   if (broken.length && input.adapters.length > 1) {
     const first = broken[0] as { role: number; target: number };
@@ -183,6 +184,17 @@ function optionsFor(role: DispatchRole, adapters: DispatchAdapter[], forced: Rec
     options.push({ role: role.name, adapter: adapter.name, model, vendor });
   }
   return options;
+}
+
+/**
+ * Without a full answer, the greedy one: each role takes its first choice that keeps its pins
+ * with the roles before it (else its first choice), so an error names the binding that truly
+ * cannot be kept apart rather than one the router could have moved.
+ */
+function greedy(options: Option[][], ok: (partial: Option[]) => boolean): Option[] {
+  const chosen: Option[] = [];
+  for (const choices of options) chosen.push(choices.find((option) => ok([...chosen, option])) ?? (choices[0] as Option));
+  return chosen;
 }
 
 /** The first assignment, in preference order, every prefix of which `ok` accepts. */

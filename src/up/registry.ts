@@ -44,8 +44,11 @@ export function loadRegistry(path: string, file: string): Registry {
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  const problems: Problem[] = doc.errors.map((e) => ({ file, line: e.linePos?.[0].line, message: `YAML: ${e.message.split('\n')[0]}` }));
-  if (problems.length) throw new FrameworkError(problems);
+  // The first syntax error only: the ones after it are usually its echo.
+  const syntax = doc.errors[0];
+  if (syntax)
+    throw new FrameworkError([{ file, line: lines.linePos(syntax.pos[0]).line, message: `YAML: ${syntax.message.split('\n')[0]}` }]);
+  const problems: Problem[] = [];
   const lineOf = (node: unknown) => {
     const range = (node as Node | null)?.range;
     return range ? lines.linePos(range[0]).line : 1;
@@ -78,9 +81,9 @@ export function loadRegistry(path: string, file: string): Registry {
       continue;
     }
     const entry: ModelEntry = { vendor: vendorValue, line: lineOf(keyNode) };
-    const pricing = value.get('pricing', true);
-    if (pricing !== undefined) {
-      const price = readPricing(name, pricing, bad);
+    const pricing = value.items.find((pair) => scalarKey(pair.key) === 'pricing');
+    if (pricing) {
+      const price = readPricing(name, pricing.key, pricing.value, bad);
       if (price) entry.pricing = price;
     }
     models[name] = entry;
@@ -104,20 +107,20 @@ export function loadRegistry(path: string, file: string): Registry {
   return { file, models, pins };
 }
 
-function readPricing(model: string, node: unknown, bad: (node: unknown, message: string) => void): Pricing | undefined {
+function readPricing(model: string, key: unknown, node: unknown, bad: (node: unknown, message: string) => void): Pricing | undefined {
   if (!isMap(node)) {
-    bad(node, `model '${model}': pricing must be a mapping with ${PRICE_KEYS.join(' and ')}`);
+    bad(node ?? key, `model '${model}': pricing must be a mapping with ${PRICE_KEYS.join(' and ')}`);
     return undefined;
   }
-  for (const [key, k] of entries(node, model, bad))
-    if (!PRICE_KEYS.includes(key)) bad(k, `model '${model}': unknown pricing key '${key}' (known: ${PRICE_KEYS.join(', ')})`);
-  const price = (key: string): number | undefined => {
-    const value = node.get(key, true);
+  for (const [found, k] of entries(node, model, bad))
+    if (!PRICE_KEYS.includes(found)) bad(k, `model '${model}': unknown pricing key '${found}' (known: ${PRICE_KEYS.join(', ')})`);
+  const price = (name: string): number | undefined => {
+    const value = node.get(name, true);
     const n = isScalar(value) ? value.value : undefined;
     // A price must be a plain non-negative number: a quoted "3.00", a negative or .nan is a typo, not a price.
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
       const shown = value === undefined ? 'missing' : `'${isScalar(value) ? String(value.value) : 'not a number'}'`;
-      bad(value ?? node, `model '${model}': ${key} is ${shown}; it must be a non-negative number of USD per million tokens`);
+      bad(value ?? key, `model '${model}': ${name} is ${shown}; it must be a non-negative number of USD per million tokens`);
       return undefined;
     }
     return n;

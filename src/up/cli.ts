@@ -1,0 +1,206 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FrameworkError, UsageError } from '../shared/problem.ts';
+import { paint, problemLines } from '../shared/report.ts';
+import { PIPELINE, VendorPinError } from './dispatch.ts';
+import { PermissionBypassError } from './guard.ts';
+import { type Lanes, prepareLanes } from './lanes.ts';
+import { addMeters } from './meter.ts';
+import { type Outcome, runPipeline } from './pipeline.ts';
+import { openRecord, type RunRecord } from './record.ts';
+import { StepError, type StepResult } from './step.ts';
+import { costTable, roleCosts } from './summary.ts';
+import { formatTable } from './table.ts';
+import { assertFresh, loadWorkspace, type Workspace } from './workspace.ts';
+
+// `gateline up`: the orchestrator. Installer side (it uses execa and yaml), so it is not part of
+// the dependency-free core; it reads the core's manifests, roles and registry and checks the
+// rendered files with the core's own planner.
+
+export interface UpIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  cwd: string;
+  /** The runners' environment (PATH finds them); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborted by Ctrl-C: the running runner is stopped, the record kept, exit 130. */
+  signal?: AbortSignal;
+}
+
+const USAGE = `Usage: gateline up "<task>" --adapter NAME [--adapter NAME ...] [options]
+       gateline up --plan --adapter NAME [--adapter NAME ...] [--json]
+
+Runs planner -> implementer -> reviewer -> verifier headless, each on the runner it is bound to,
+passing each role the reports before it. When the reviewer requests changes, the implementer's
+session is continued (at most --rounds times). The verifier's verdict is the exit code.
+
+Binding: each role goes to the first --adapter that runs it, preferring bindings where the
+reviewer and verifier use another model vendor than the implementer (registry pins). With two
+or more adapters a binding that breaks a pin is an error; with one it is a P5 advisory.
+
+Options:
+  --adapter NAME      a runner to dispatch to (repeatable; earlier is preferred)
+  --bind ROLE=NAME    force a role onto one of the --adapter runners (repeatable)
+  --plan              print the bindings and exit; runs nothing
+  --json              print the plan (or the run's summary) as one JSON object
+  --rounds N          at most N rounds of changes after the reviewer asks (default 2)
+  --timeout S         stop a runner after S seconds (default 1800)
+  --root DIR          start looking for the host (or checkout) in DIR
+  --prefix P          the host's gateline folder (default .gateline)
+  --verbose           show stack traces
+  -h, --help          show this help
+
+Runs are recorded under <prefix>/runs/<id>/ (ignored by git). No permission-bypassing flag is
+ever passed to a runner. Exit codes: 0 the verifier says PASS (or --plan), 1 FAIL, a failed
+runner, a pin violation or a problem in the inputs, 2 a usage error, 130 interrupted.`;
+
+const OPTIONS = {
+  adapter: { type: 'string', multiple: true },
+  bind: { type: 'string', multiple: true },
+  plan: { type: 'boolean' },
+  json: { type: 'boolean' },
+  rounds: { type: 'string' },
+  timeout: { type: 'string' },
+  root: { type: 'string' },
+  prefix: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function run(argv: string[], io: UpIo): Promise<number> {
+  const out = (text: string) => io.stdout.write(`${text}\n`);
+  const log = (text: string) => io.stderr.write(`${text}\n`);
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    log(`gateline up: ${(error as Error).message}\nRun 'gateline up --help' for usage.`);
+    return 2;
+  }
+  if (args.help) {
+    out(USAGE);
+    return 0;
+  }
+
+  let record: RunRecord | undefined;
+  let lanes: Lanes | undefined;
+  const steps: StepResult[] = [];
+  const finish = (outcome: Outcome | { code: 1 | 130; reason: string; status: string }) => {
+    if (!record) return;
+    const roles = roleCosts(steps);
+    const summary = {
+      id: record.id,
+      status: 'status' in outcome ? outcome.status : outcome.code === 0 ? 'pass' : 'fail',
+      verdict: 'verdict' in outcome ? outcome.verdict : undefined,
+      reason: outcome.reason,
+      exitCode: outcome.code,
+      steps: steps.map((s) => ({ label: s.label, ...s.binding, resumed: s.resumed, session: s.parsed.session, ...s.meter })),
+      roles,
+      total: addMeters(roles),
+    };
+    record.write('summary.json', summary);
+    if (args.json) out(JSON.stringify(summary));
+    else if (steps.length) out(`\n${costTable(roles)}`);
+  };
+  try {
+    const ws = loadWorkspace({
+      start: args.root ? resolve(io.cwd, args.root) : io.cwd,
+      prefix: args.prefix,
+      adapters: args.adapters,
+      forced: args.forced,
+    });
+    for (const advisory of ws.dispatch.advisories) log(paint('yellow', advisory, io.stderr));
+    if (args.plan) {
+      if (args.json) out(JSON.stringify({ ok: true, mode: ws.ctx.mode, root: ws.ctx.root, adapters: args.adapters, ...ws.dispatch }));
+      else out(planTable(ws));
+      return 0;
+    }
+    assertFresh(ws);
+    if (io.signal?.aborted) throw new StepError('interrupted', 'interrupted before the first runner started');
+
+    record = openRecord(ws.ctx.root, ws.prefix);
+    lanes = prepareLanes(ws, record);
+    for (const note of lanes.notes) log(note);
+    record.write('bindings.json', {
+      id: record.id,
+      task: args.task,
+      adapters: args.adapters,
+      rounds: args.rounds,
+      timeoutSeconds: args.timeoutMs / 1000,
+      bindings: ws.dispatch.bindings.map((b) => ({ ...b, how: lanes?.byRole.get(b.role)?.how })),
+      advisories: ws.dispatch.advisories,
+      notes: lanes.notes,
+    });
+    log(`gateline up: run ${record.id} (record: ${record.display}/)`);
+    const outcome = await runPipeline({
+      task: args.task,
+      lanes: lanes.byRole,
+      rounds: args.rounds,
+      step: { root: ws.ctx.root, env: io.env ?? process.env, timeoutMs: args.timeoutMs, signal: io.signal, record, registry: ws.registry },
+      log,
+      steps,
+    });
+    finish(outcome);
+    const verdict = `${outcome.verdict ? `VERDICT: ${outcome.verdict}` : 'no verdict'}: ${outcome.reason}`;
+    if (!args.json) out(outcome.code === 0 ? verdict : paint('red', verdict, io.stdout));
+    return outcome.code;
+  } catch (error) {
+    if (error instanceof StepError) {
+      const interrupted = error.kind === 'interrupted';
+      log(
+        `${paint('red', 'gateline up:', io.stderr)} ${interrupted ? `interrupted: the runners were stopped. ${error.message}` : error.message}`,
+      );
+      finish({ code: interrupted ? 130 : 1, reason: error.message, status: interrupted ? 'interrupted' : error.kind });
+      return interrupted ? 130 : 1;
+    }
+    if (error instanceof UsageError) {
+      log(`gateline up: ${error.message}\nRun 'gateline up --help' for usage.`);
+      return 2;
+    }
+    if (error instanceof FrameworkError) log(problemLines(error.problems, io.stderr).join('\n'));
+    else if (error instanceof VendorPinError || error instanceof PermissionBypassError)
+      log(`${paint('red', 'gateline up:', io.stderr)} ${error.message}`);
+    else log(`gateline up: internal error: ${args.verbose ? ((error as Error).stack ?? String(error)) : (error as Error).message}`);
+    finish({ code: 1, reason: (error as Error).message, status: 'error' });
+    return 1;
+  } finally {
+    lanes?.cleanup();
+  }
+}
+
+function planTable(ws: Workspace): string {
+  return formatTable(
+    ['role', 'adapter', 'model', 'vendor', 'pin'],
+    ws.dispatch.bindings.map((b) => [b.role, b.adapter, b.model, b.vendor, b.pin]),
+  );
+}
+
+/** Parses and checks the flags; throws UsageError (exit 2) for anything wrong. */
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const adapters = values.adapter ?? [];
+  if (values.help) return { ...values, adapters, forced: {}, rounds: 2, timeoutMs: 0, task: '' };
+  if (adapters.length === 0) throw new UsageError('no --adapter given: name at least one runner, e.g. --adapter claude-code');
+  const twice = adapters.find((a, i) => adapters.indexOf(a) !== i);
+  if (twice) throw new UsageError(`--adapter ${twice} is given twice`);
+  const forced: Record<string, string> = {};
+  for (const bind of values.bind ?? []) {
+    const [role, adapter, extra] = bind.split('=');
+    if (!role || !adapter || extra !== undefined) throw new UsageError(`--bind must be ROLE=ADAPTER, got '${bind}'`);
+    if (!(PIPELINE as readonly string[]).includes(role))
+      throw new UsageError(`--bind ${bind}: '${role}' is not a role (${PIPELINE.join(', ')})`);
+    if (!adapters.includes(adapter))
+      throw new UsageError(`--bind ${bind}: '${adapter}' is not one of the --adapter values (${adapters.join(', ')})`);
+    if (forced[role]) throw new UsageError(`--bind ${role}=... is given twice`);
+    forced[role] = adapter;
+  }
+  const rounds = values.rounds === undefined ? 2 : /^\d+$/.test(values.rounds) ? Number(values.rounds) : Number.NaN;
+  if (!Number.isSafeInteger(rounds)) throw new UsageError(`--rounds must be a whole number, got '${values.rounds}'`);
+  const timeout = values.timeout === undefined ? 1800 : Number(values.timeout);
+  if (!(timeout > 0) || !Number.isFinite(timeout))
+    throw new UsageError(`--timeout must be a positive number of seconds, got '${values.timeout}'`);
+  if (positionals.length > 1) throw new UsageError(`expected one task, got ${positionals.length} arguments: quote the task`);
+  const task = positionals[0]?.trim() ?? '';
+  if (!values.plan && task === '') throw new UsageError('no task given: gateline up "<task>" --adapter NAME (or --plan)');
+  return { ...values, adapters, forced, rounds, timeoutMs: Math.round(timeout * 1000), task };
+}

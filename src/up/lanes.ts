@@ -1,0 +1,116 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readOverlay } from '../render/overlay.ts';
+import { FrameworkError, type Problem } from '../shared/problem.ts';
+import type { Adapter } from './adapter.ts';
+import { invocation, resumeTemplate } from './argv.ts';
+import type { Binding } from './dispatch.ts';
+import { assertNoBypass } from './guard.ts';
+import { PRIMARY_PREFIX, primaryCopy } from './primary.ts';
+import type { RunRecord } from './record.ts';
+import type { Workspace } from './workspace.ts';
+
+// How each bound role is started on its runner:
+// - Claude Code (and any runner whose args pass {role}): `--agent <role>` on the rendered file.
+// - opencode: `--agent gateline-<role>` on a primary copy in a temporary OPENCODE_CONFIG_DIR
+//   (see primary.ts for why the rendered subagent file cannot be run directly).
+// - Gemini CLI (and any runner whose args lack {role}): it has no --agent flag, so the role's
+//   instructions go in the prompt. Its tools are then NOT narrowed by the role in this run; the
+//   rendered .gemini/agents file narrows them only when a main Gemini session delegates to it.
+
+export interface Lane {
+  binding: Binding;
+  adapter: Adapter;
+  /** What {role} becomes. */
+  agent: string;
+  env?: Record<string, string>;
+  /** For runners that take no agent file. */
+  instructions?: string;
+  /** One line for the run record and the log: how the role's narrowing is applied. */
+  how: string;
+}
+
+export interface Lanes {
+  byRole: Map<string, Lane>;
+  /** Said once at the start of a run. */
+  notes: string[];
+  cleanup(): void;
+}
+
+export function prepareLanes(ws: Workspace, record: RunRecord): Lanes {
+  const problems: Problem[] = [];
+  const byRole = new Map<string, Lane>();
+  const notes: string[] = [];
+  let configDir: string | undefined;
+  const cleanup = () => {
+    if (configDir) rmSync(configDir, { recursive: true, force: true });
+  };
+  try {
+    for (const binding of ws.dispatch.bindings) {
+      const adapter = ws.adapters.find((a) => a.name === binding.adapter) as Adapter;
+      if (!adapter.headless) {
+        problems.push({
+          file: adapter.manifest.file,
+          message: `has no 'headless' block, so gateline up cannot run the ${binding.role} on ${adapter.name}`,
+        });
+        continue;
+      }
+      const file = `${adapter.manifest.outputDir}/${adapter.manifest.filename.replaceAll('{role}', binding.role)}`;
+      let lane: Lane;
+      if (!adapter.headless.args.some((a) => a.includes('{role}'))) {
+        lane = {
+          binding,
+          adapter,
+          agent: binding.role,
+          instructions: instructions(ws, binding.role),
+          how: `instructions in the prompt (no agent flag); ${file} is not applied`,
+        };
+        notes.push(
+          `note: ${adapter.name} takes no agent file, so the ${binding.role}'s instructions go in its prompt and its tools are NOT narrowed to the role's ` +
+            `capabilities in this run (only the runner's own approval rules apply); ${file} narrows them only when a main session delegates to it.`,
+        );
+      } else if (adapter.kind === 'opencode') {
+        configDir ??= mkdtempSync(join(tmpdir(), 'gateline-opencode-'));
+        const name = `${PRIMARY_PREFIX}${binding.role}`;
+        const copy = primaryCopy(readFileSync(join(ws.ctx.root, file), 'utf8'), binding.role);
+        mkdirSync(join(configDir, 'agents'), { recursive: true });
+        writeFileSync(join(configDir, 'agents', `${name}.md`), copy);
+        record.write(`opencode-agents/${name}.md`, copy);
+        lane = {
+          binding,
+          adapter,
+          agent: name,
+          env: { OPENCODE_CONFIG_DIR: configDir },
+          how: `--agent ${name}: a primary copy of ${file}, same permission map`,
+        };
+      } else lane = { binding, adapter, agent: binding.role, how: `--agent ${binding.role}: ${file}` };
+      // Checked before anything runs, so a bad headless block costs no tokens; step.ts checks the final argv again.
+      for (const session of [undefined, ...(resumeTemplate(adapter) ? ['session'] : [])]) {
+        const inv = invocation(adapter, { prompt: 'gateline up: preflight', role: lane.agent, model: binding.model, session });
+        assertNoBypass(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`);
+      }
+      byRole.set(binding.role, lane);
+    }
+    if (problems.length) throw new FrameworkError(problems);
+    return { byRole, notes, cleanup };
+  } catch (error) {
+    cleanup();
+    throw error;
+  }
+}
+
+/** The role's body and overlays, as the rendered agent file carries them. */
+function instructions(ws: Workspace, role: string): string {
+  const spec = ws.roles.find((r) => r.name === role);
+  const problems: Problem[] = [];
+  const overlays =
+    ws.ctx.mode === 'host'
+      ? ['_all', role].map((name) => {
+          const file = `${ws.prefix}/overlays/${name}.md`;
+          return readOverlay(join(ws.ctx.root, file), file, problems);
+        })
+      : [];
+  if (problems.length) throw new FrameworkError(problems);
+  return [spec?.body ?? '', ...overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`)].join('\n\n');
+}

@@ -1,0 +1,42 @@
+import { PIPELINE } from './dispatch.ts';
+import { addMeters, type Meter } from './meter.ts';
+import type { StepResult } from './step.ts';
+import { formatTable } from './table.ts';
+
+// The end-of-run cost table: one row per role (summing its rounds), then the total. "real" is
+// what the runner billed; "estimated" is tokens x the registry's ILLUSTRATIVE prices.
+
+export interface RoleCost extends Meter {
+  role: string;
+  adapter: string;
+  model: string;
+  runs: number;
+}
+
+export function roleCosts(steps: StepResult[]): RoleCost[] {
+  return PIPELINE.flatMap((role) => {
+    const mine = steps.filter((s) => s.binding.role === role);
+    const first = mine[0];
+    if (!first) return [];
+    return [
+      { role, adapter: first.binding.adapter, model: first.binding.model, runs: mine.length, ...addMeters(mine.map((s) => s.meter)) },
+    ];
+  });
+}
+
+export function costTable(rows: RoleCost[]): string {
+  const total = addMeters(rows);
+  const line = (m: Meter) => [count(m.tokensIn), count(m.tokensOut), usd(m.costUsd, m.basis), m.basis];
+  return formatTable(
+    ['role', 'adapter', 'model', 'runs', 'tokens in', 'tokens out', 'cost', 'basis'],
+    [
+      ...rows.map((r) => [r.role, r.adapter, r.model, String(r.runs), ...line(r)]),
+      ['total', '', '', String(rows.reduce((n, r) => n + r.runs, 0)), ...line(total)],
+    ],
+  );
+}
+
+const count = (n: number | undefined) => (n === undefined ? '-' : String(n));
+// An unknown part makes the sum a lower bound, so it says so.
+const usd = (n: number | undefined, basis: Meter['basis']) =>
+  n === undefined ? '-' : `${basis === 'unknown' ? '>= ' : ''}$${n.toFixed(4)}`;

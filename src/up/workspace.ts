@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { listAdapters } from '../render/manifest.ts';
+import { planRender } from '../render/plan.ts';
+import { loadRole, type Role } from '../render/role.ts';
+import { compareWithDisk } from '../render/state.ts';
+import { type Context, DEFAULT_PREFIX, locate } from '../shared/context.ts';
+import { FrameworkError, type Problem, UsageError } from '../shared/problem.ts';
+import { type Adapter, loadAdapters } from './adapter.ts';
+import { type Dispatch, dispatch, PIPELINE } from './dispatch.ts';
+import { loadRegistry, type Registry } from './registry.ts';
+
+// Everything `gateline up` needs before it runs anything: the host (or checkout), its core's
+// manifests and roles, the registry, and the bindings. In a host they all come from the vendored
+// core the lock names, so `up` dispatches exactly what `render` rendered.
+
+export interface Workspace {
+  ctx: Context;
+  /** Where run records go: the host's prefix, or the default in a framework checkout. */
+  prefix: string;
+  /** In --adapter order. */
+  adapters: Adapter[];
+  roles: Role[];
+  registry: Registry;
+  dispatch: Dispatch;
+}
+
+export interface WorkspaceOptions {
+  start: string;
+  prefix?: string;
+  adapters: string[];
+  forced: Record<string, string>;
+}
+
+export function loadWorkspace(options: WorkspaceOptions): Workspace {
+  const ctx = locate(options.start, options.prefix);
+  const known = listAdapters(join(ctx.coreRoot, 'adapters'));
+  for (const name of options.adapters) {
+    if (!known.includes(name)) throw new UsageError(`unknown adapter '${name}' (known: ${known.join(', ')})`);
+    if (ctx.selected && !ctx.selected.includes(name)) {
+      throw new FrameworkError([
+        {
+          file: `${ctx.prefix}/framework-lock.json`,
+          message: `does not select adapter '${name}', so its agent files are not rendered here (selected: ${ctx.selected.join(', ')}); re-run the installer with --adapter ${name}`,
+        },
+      ]);
+    }
+  }
+  const adapters = loadAdapters(ctx.coreRoot, ctx.coreDisplay, options.adapters);
+  const problems: Problem[] = [];
+  const display = [ctx.coreDisplay, 'roles'].filter(Boolean).join('/');
+  const roles = PIPELINE.flatMap((name) => loadRole(join(ctx.coreRoot, 'roles'), display, name, problems) ?? []);
+  if (problems.length) throw new FrameworkError(problems);
+  const registryFile = [ctx.coreDisplay, 'registry', 'models.yaml'].filter(Boolean).join('/');
+  const registry = loadRegistry(join(ctx.coreRoot, 'registry', 'models.yaml'), registryFile);
+  const bound = dispatch({
+    adapters: adapters.map((a) => ({
+      name: a.name,
+      file: a.manifest.file,
+      roles: a.manifest.roles,
+      modelMap: a.manifest.modelMap,
+      modelOverrides: a.manifest.modelOverrides,
+      vendors: a.vendors,
+    })),
+    roles: roles.map((r) => ({ name: r.name, profile: r.profile })),
+    pins: registry.pins,
+    forced: options.forced,
+  });
+  return { ctx, prefix: ctx.prefix ?? options.prefix ?? DEFAULT_PREFIX, adapters, roles, registry, dispatch: bound };
+}
+
+/** The bound adapters' agent files must be rendered and fresh: a run on stale files runs an old policy. */
+export function assertFresh(ws: Workspace): void {
+  const bound = [...new Set(ws.dispatch.bindings.map((b) => b.adapter))];
+  const plan = planRender({ ...ws.ctx, selected: bound });
+  if (plan.problems.length) throw new FrameworkError(plan.problems);
+  const { states, problems } = compareWithDisk(ws.ctx.root, plan);
+  // Orphans are render's business; other adapters' files are not scanned for this run.
+  const stale = states.filter((s) => s.status === 'missing' || s.status === 'stale');
+  const found = [...problems, ...stale.map((s) => ({ file: s.path, message: `is ${s.status}` }))];
+  if (found.length) {
+    const fix = ws.ctx.mode === 'host' ? 'npx gateline render' : 'node src/main.ts render';
+    throw new FrameworkError([
+      ...found,
+      { file: 'gateline up', message: `the agent files are not fresh: run gateline render first (${fix})` },
+    ]);
+  }
+}

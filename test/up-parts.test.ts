@@ -1,0 +1,287 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Adapter, Headless, RunnerKind } from '../src/up/adapter.ts';
+import { invocation, resumeTemplate } from '../src/up/argv.ts';
+import { assertNoBypass, PermissionBypassError } from '../src/up/guard.ts';
+import { addMeters, meter } from '../src/up/meter.ts';
+import { OutputError, parseOutput } from '../src/up/output.ts';
+import { primaryCopy } from '../src/up/primary.ts';
+import type { Registry } from '../src/up/registry.ts';
+import { formatTable } from '../src/up/table.ts';
+import { readVerdict } from '../src/up/verdict.ts';
+import { REPO } from './helpers.ts';
+
+function adapter(name: string, kind: RunnerKind): Adapter {
+  const json = JSON.parse(readFileSync(join(REPO, 'adapters', name, 'manifest.json'), 'utf8'));
+  const h = json.headless;
+  const headless: Headless = { command: h.command, args: h.args, sessionField: h.session_field, resumeArgs: h.resume_args };
+  return { name, kind, headless, vendors: json.model_vendors, manifest: {} as Adapter['manifest'] };
+}
+
+describe('the permission-bypass guard', () => {
+  const refused = [
+    ['--dangerously-skip-permissions'],
+    ['--allow-dangerously-skip-permissions'],
+    ['--yolo'],
+    ['-y'],
+    ['--auto'],
+    ['--dangerously-bypass-approvals-and-sandbox'],
+    ['--permission-mode', 'bypassPermissions'],
+    ['--permission-mode=bypassPermissions'],
+    ['--approval-mode', 'yolo'],
+    ['--approval-mode=yolo'],
+    ['--sandbox', 'danger-full-access'],
+    ['-s', 'danger-full-access'],
+    ['-c', 'sandbox_mode="danger-full-access"'],
+    ['-c', 'approval_policy="never"'],
+    ['--allow-all-tools'],
+    ['--allow-all'],
+  ];
+  for (const flags of refused) {
+    it(`refuses ${flags.join(' ')}`, () => {
+      const args = ['-p', 'gateline up: you are the reviewer', ...flags, '--model', 'opus'];
+      expect(() => assertNoBypass('claude', args, 'reviewer')).toThrow(PermissionBypassError);
+      expect(() => assertNoBypass('claude', args, 'reviewer')).toThrow(
+        /reviewer: refusing to run 'claude' with '.*': it bypasses the runner's permission checks/,
+      );
+    });
+  }
+
+  it('lets the shipped headless blocks through, and safe values of the same flags', () => {
+    for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot']) {
+      const a = adapter(name, 'text');
+      expect(() =>
+        assertNoBypass(name, invocation(a, { prompt: 'gateline up: x', role: 'reviewer', model: 'm' }).args, name),
+      ).not.toThrow();
+    }
+    expect(() =>
+      assertNoBypass('claude', ['--permission-mode', 'plan', '--approval-mode', 'default', '--sandbox', 'read-only'], 'x'),
+    ).not.toThrow();
+  });
+
+  it('does not read a prompt that mentions a flag as that flag', () => {
+    expect(() => assertNoBypass('claude', ['-p', 'gateline up: never pass --yolo or -y'], 'x')).not.toThrow();
+  });
+});
+
+describe('argv templating', () => {
+  it('substitutes in one pass: placeholders inside the prompt stay as written', () => {
+    const inv = invocation(adapter('claude-code', 'claude'), {
+      prompt: 'fix {role} and {model} {session}',
+      role: 'reviewer',
+      model: 'opus',
+    });
+    expect(inv).toEqual({
+      command: 'claude',
+      args: ['-p', 'fix {role} and {model} {session}', '--agent', 'reviewer', '--model', 'opus', '--output-format', 'json'],
+      resumed: false,
+    });
+  });
+
+  it("continues an opencode session with its resume_args, keeping the agent and the model (never opencode's default agent)", () => {
+    const a = adapter('opencode', 'opencode');
+    expect(resumeTemplate(a)).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--agent',
+      '{role}',
+      '--model',
+      '{model}',
+      '--session',
+      '{session}',
+      '{prompt}',
+    ]);
+    const inv = invocation(a, { prompt: 'again', role: 'gateline-implementer', model: 'k2', session: 'ses_1' });
+    expect(inv.args).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--agent',
+      'gateline-implementer',
+      '--model',
+      'k2',
+      '--session',
+      'ses_1',
+      'again',
+    ]);
+    // A manifest whose resume_args lack them still gets both carried over from args.
+    const bare = {
+      ...a,
+      headless: { ...a.headless, resumeArgs: ['run', '--format', 'json', '--session', '{session}', '{prompt}'] },
+    } as typeof a;
+    expect(resumeTemplate(bare)).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--session',
+      '{session}',
+      '--agent',
+      '{role}',
+      '--model',
+      '{model}',
+      '{prompt}',
+    ]);
+    expect(inv.resumed).toBe(true);
+  });
+
+  it('continues a Claude Code session with -p --resume <id>', () => {
+    const inv = invocation(adapter('claude-code', 'claude'), { prompt: 'again', role: 'implementer', model: 'sonnet', session: 'abc' });
+    expect(inv.args).toEqual(['-p', 'again', '--agent', 'implementer', '--model', 'sonnet', '--output-format', 'json', '--resume', 'abc']);
+  });
+
+  it('has no resume for a runner whose headless block gives none (Gemini CLI): a fresh run', () => {
+    const a = adapter('gemini-cli', 'gemini');
+    expect(resumeTemplate(a)).toBeUndefined();
+    expect(invocation(a, { prompt: 'p', role: 'implementer', model: 'g', session: 'x' })).toMatchObject({
+      resumed: false,
+      args: ['-p', 'p', '--model', 'g', '--output-format', 'json'],
+    });
+  });
+});
+
+describe('runner output', () => {
+  it("reads Claude Code's result object: text, session_id, total_cost_usd, usage", () => {
+    const out = JSON.stringify({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: 'VERDICT: PASS',
+      session_id: 's-1',
+      total_cost_usd: 0.25,
+      usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 },
+    });
+    expect(parseOutput('claude', out)).toEqual({ text: 'VERDICT: PASS', session: 's-1', costUsd: 0.25, tokens: { input: 115, output: 7 } });
+    expect(parseOutput('claude', JSON.stringify({ type: 'result', is_error: true, subtype: 'error_max_turns', result: '' })).error).toBe(
+      'error_max_turns',
+    );
+    expect(() => parseOutput('claude', '{"type":"system"}')).toThrow(OutputError);
+  });
+
+  it("reads opencode's JSONL: sessionID, text parts, and the sum of every step_finish cost and tokens", () => {
+    const line = (o: object) => JSON.stringify({ timestamp: 1, sessionID: 'ses_9', ...o });
+    const out = [
+      line({ type: 'step_start', part: {} }),
+      line({ type: 'text', part: { text: 'part one' } }),
+      line({ type: 'step_finish', part: { cost: 0.01, tokens: { input: 100, output: 20, reasoning: 5, cache: { read: 50, write: 0 } } } }),
+      line({ type: 'text', part: { text: 'part two' } }),
+      line({ type: 'step_finish', part: { cost: 0.02, tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } } } }),
+    ].join('\n');
+    const parsed = parseOutput('opencode', out, 'sessionID');
+    expect(parsed).toMatchObject({ text: 'part one\npart two', session: 'ses_9', tokens: { input: 160, output: 27 } });
+    expect(parsed.costUsd).toBeCloseTo(0.03, 10);
+    expect(parseOutput('opencode', line({ type: 'error', error: { name: 'APIError', data: { message: 'rate limited' } } })).error).toBe(
+      'rate limited',
+    );
+    expect(() => parseOutput('opencode', `${line({ type: 'text', part: { text: 'x' } })}\nnot json`)).toThrow(
+      /line 2 of stdout is not JSON/,
+    );
+  });
+
+  it("reads Gemini CLI's JSON: response, session_id and per-model token stats (no USD)", () => {
+    const out = JSON.stringify({
+      session_id: 'g-1',
+      response: 'done',
+      stats: { models: { 'gemini-3.5-flash': { tokens: { prompt: 1000, candidates: 200, thoughts: 50, cached: 0, total: 1250 } } } },
+    });
+    expect(parseOutput('gemini', out)).toEqual({ text: 'done', session: 'g-1', tokens: { input: 1000, output: 250 } });
+    expect(parseOutput('gemini', `Loaded cached credentials.\n${out}`).text).toBe('done');
+    expect(parseOutput('gemini', JSON.stringify({ session_id: 'g', error: { type: 'X', message: 'quota' } })).error).toBe('quota');
+  });
+
+  it("reads Codex's JSONL: thread_id, agent messages, turn usage", () => {
+    const out = [
+      { type: 'thread.started', thread_id: 't-1' },
+      { type: 'item.completed', item: { id: 'i', type: 'agent_message', text: 'did it' } },
+      { type: 'turn.completed', usage: { input_tokens: 300, cached_input_tokens: 200, output_tokens: 40 } },
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n');
+    expect(parseOutput('codex', out)).toEqual({ text: 'did it', session: 't-1', tokens: { input: 300, output: 40 }, error: undefined });
+  });
+
+  it('refuses empty output and reads other runners as text', () => {
+    expect(() => parseOutput('claude', '  \n')).toThrow(/printed nothing/);
+    expect(() => parseOutput('gemini', 'Error: not trusted')).toThrow(/not one JSON object/);
+    expect(parseOutput('text', 'hello\n')).toEqual({ text: 'hello' });
+  });
+});
+
+describe('metering', () => {
+  const registry: Registry = {
+    file: 'r',
+    pins: {},
+    models: { m: { vendor: 'v', line: 1, pricing: { inputPerMtok: 2, outputPerMtok: 10 } } },
+  };
+
+  it('takes real cost when the runner reports it, else estimates from tokens x price per million', () => {
+    expect(meter({ text: '', costUsd: 0.5, tokens: { input: 1, output: 1 } }, 'm', registry)).toEqual({
+      tokensIn: 1,
+      tokensOut: 1,
+      costUsd: 0.5,
+      basis: 'real',
+    });
+    expect(meter({ text: '', tokens: { input: 1_000_000, output: 500_000 } }, 'm', registry)).toEqual({
+      tokensIn: 1_000_000,
+      tokensOut: 500_000,
+      costUsd: 7,
+      basis: 'estimated',
+    });
+    expect(meter({ text: '', tokens: { input: 1, output: 1 } }, 'unpriced', registry).basis).toBe('unknown');
+    expect(meter({ text: '' }, 'm', registry)).toEqual({ tokensIn: undefined, tokensOut: undefined, basis: 'unknown' });
+  });
+
+  it('adds meters up, the weakest basis winning', () => {
+    expect(
+      addMeters([
+        { tokensIn: 1, tokensOut: 2, costUsd: 1, basis: 'real' },
+        { tokensIn: 3, tokensOut: 4, costUsd: 2, basis: 'estimated' },
+      ]),
+    ).toEqual({ tokensIn: 4, tokensOut: 6, costUsd: 3, basis: 'estimated' });
+    expect(addMeters([{ costUsd: 1, basis: 'real' }, { basis: 'unknown' }]).basis).toBe('unknown');
+  });
+});
+
+describe('verdicts', () => {
+  it('reads only a line of its own', () => {
+    expect(readVerdict('VERDICT: PASS\n\n## Criteria')).toBe('PASS');
+    expect(readVerdict('intro\n**VERDICT: REQUEST_CHANGES**\n')).toBe('REQUEST_CHANGES');
+    expect(readVerdict('the VERDICT: PASS is what I would say')).toBeUndefined();
+    expect(readVerdict('no verdict here')).toBeUndefined();
+  });
+});
+
+describe('the opencode primary copy', () => {
+  const rendered = readFileSync(join(REPO, '.opencode/agents/reviewer.md'), 'utf8');
+
+  it('changes only the mode and name lines; the permission map, model and body stay byte for byte', () => {
+    const copy = primaryCopy(rendered, 'reviewer');
+    const before = rendered.split('\n');
+    const after = copy.split('\n');
+    expect(after).toHaveLength(before.length);
+    const changed = before.flatMap((line, i) => (line === after[i] ? [] : [`${line} -> ${after[i]}`]));
+    expect(changed).toEqual(['name: reviewer -> name: gateline-reviewer', 'mode: subagent -> mode: primary']);
+    expect(copy).toContain('permission:\n  "*": deny\n  read: allow\n');
+  });
+
+  it('refuses a file without the expected name line or with an unknown mode', () => {
+    expect(() => primaryCopy(rendered, 'planner')).toThrow(/no 'name: planner' line/);
+    expect(() => primaryCopy(rendered.replace('mode: subagent', 'mode: weird'), 'reviewer')).toThrow(/mode: weird/);
+    expect(() => primaryCopy('no frontmatter', 'reviewer')).toThrow(/no frontmatter/);
+  });
+});
+
+describe('tables', () => {
+  it('pads columns and trims line ends', () => {
+    expect(
+      formatTable(
+        ['a', 'bb'],
+        [
+          ['ccc', ''],
+          ['d', 'e'],
+        ],
+      ),
+    ).toBe('a    bb\nccc\nd    e');
+  });
+});
