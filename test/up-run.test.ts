@@ -398,10 +398,21 @@ describe('gateline up "<task>"', () => {
     expect(bindings.bindings[2]).toMatchObject({ role: 'reviewer', pin: 'advisory', how: '--agent reviewer: .claude/agents/reviewer.md' });
   });
 
-  it('gemini-cli + opencode: role instructions in the Gemini prompt, a fresh implementer run instead of a resume, estimated cost', async () => {
+  it('refuses a runner that takes no agent file unless the user accepts unnarrowed tools: nothing runs', async () => {
     const dir = repo();
     const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'gemini-cli', '--adapter', 'opencode'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /adapters\/gemini-cli\/manifest\.json: cannot run the planner narrowed on gemini-cli: it takes no agent file[\s\S]*--accept-unnarrowed gemini-cli/,
+    );
+    expect(f.entries()).toEqual([]);
+  });
+
+  it('gemini-cli + opencode: role instructions in the Gemini prompt, a fresh implementer run instead of a resume, estimated cost', async () => {
+    const dir = repo();
+    const f = fakes();
+    const r = await up(dir, ['task', '--adapter', 'gemini-cli', '--adapter', 'opencode', '--accept-unnarrowed', 'gemini-cli'], f.env);
     expect(r.code).toBe(0);
     const entries = f.entries();
     expect(entries.map((e) => `${e.runner}:${e.role}`)).toEqual([
@@ -572,7 +583,7 @@ describe('gateline up failures', () => {
       ['claude', 'claude-code'],
     ] as const) {
       const f = fakes({ fail: [{ runner, role: 'planner', mode: 'garbage' }] });
-      const r = await up(dir, ['task', '--adapter', adapter], f.env);
+      const r = await up(dir, ['task', '--adapter', adapter, '--accept-unnarrowed', adapter], f.env);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(

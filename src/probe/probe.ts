@@ -77,7 +77,7 @@ export function probe(seen: Inspected): Probe {
       findings.push({
         id: `runner:${adapter}`,
         ok: false,
-        message: `${runner.command} (${adapter}) is not on PATH`,
+        message: `${runner.command}${runner.command === adapter ? '' : ` (${adapter})`} is not on PATH`,
         fix: facts ? `install it: npm install -g ${facts.package}@${facts.proven}` : `install ${runner.command}`,
       });
       continue;

@@ -41,6 +41,9 @@ or more adapters a binding that breaks a pin is an error; with one it is a P5 ad
 Options:
   --adapter NAME      a runner to dispatch to (repeatable; earlier is preferred)
   --bind ROLE=NAME    force a role onto one of the --adapter runners (repeatable)
+  --accept-unnarrowed NAME
+                      run roles on NAME although it takes no agent file (Gemini CLI, Codex exec):
+                      their tools are then the runner's defaults, not only the role's capabilities
   --plan              print the bindings and exit; runs nothing
   --json              print the plan (or the run's summary) as one JSON object
   --rounds N          at most N rounds of changes after the reviewer asks (default 2)
@@ -57,6 +60,7 @@ runner, a pin violation or a problem in the inputs, 2 a usage error, 130 interru
 const OPTIONS = {
   adapter: { type: 'string', multiple: true },
   bind: { type: 'string', multiple: true },
+  'accept-unnarrowed': { type: 'string', multiple: true },
   plan: { type: 'boolean' },
   json: { type: 'boolean' },
   rounds: { type: 'string' },
@@ -119,7 +123,7 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
     if (io.signal?.aborted) throw new StepError('interrupted', 'interrupted before the first runner started');
 
     record = openRecord(ws.ctx.root, ws.prefix);
-    lanes = prepareLanes(ws, record);
+    lanes = prepareLanes(ws, record, args['accept-unnarrowed'] ?? []);
     for (const note of lanes.notes) log(note);
     record.write('bindings.json', {
       id: record.id,

@@ -38,7 +38,12 @@ export interface Lanes {
   cleanup(): void;
 }
 
-export function prepareLanes(ws: Workspace, record: RunRecord): Lanes {
+/**
+ * `accepted`: adapters the user allows to run a role without its agent file. Without that
+ * consent such a binding is refused: the role would get the runner's default tools, which may
+ * be more than its capabilities (Gemini CLI's main agent can search the web, for one).
+ */
+export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[] = []): Lanes {
   const problems: Problem[] = [];
   const byRole = new Map<string, Lane>();
   const notes: string[] = [];
@@ -59,6 +64,16 @@ export function prepareLanes(ws: Workspace, record: RunRecord): Lanes {
       const file = `${adapter.manifest.outputDir}/${adapter.manifest.filename.replaceAll('{role}', binding.role)}`;
       let lane: Lane;
       if (!adapter.headless.args.some((a) => a.includes('{role}'))) {
+        if (!accepted.includes(adapter.name)) {
+          problems.push({
+            file: adapter.manifest.file,
+            message:
+              `cannot run the ${binding.role} narrowed on ${adapter.name}: it takes no agent file, so the role would get the runner's default tools ` +
+              `rather than only its capabilities. Bind the ${binding.role} to another adapter (--bind ${binding.role}=NAME), ` +
+              `or pass --accept-unnarrowed ${adapter.name} to run it anyway`,
+          });
+          continue;
+        }
         lane = {
           binding,
           adapter,
