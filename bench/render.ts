@@ -28,7 +28,10 @@ function generated(n: number): string {
   const dir = join(work, `n${n}`);
   mkdirSync(join(dir, 'roles'), { recursive: true });
   mkdirSync(join(dir, '.git'));
-  cpSync(join(REPO, 'adapters'), join(dir, 'adapters'), { recursive: true });
+  // The three Markdown adapters of SPEC section 9's target (N roles x 3 adapters).
+  for (const adapter of ['claude-code', 'gemini-cli', 'opencode']) {
+    cpSync(join(REPO, 'adapters', adapter), join(dir, 'adapters', adapter), { recursive: true });
+  }
   const body = readFileSync(join(REPO, 'roles/reviewer.md'), 'utf8');
   const roles = Array.from({ length: n }, (_, i) => `role-${i}`);
   for (const role of roles) writeFileSync(join(dir, 'roles', `${role}.md`), body);
