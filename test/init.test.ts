@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -169,6 +169,18 @@ describe('re-runs, dry runs and files in the way', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/the first render would fail:\n\s+\.claude\/agents\/reviewer\.md: was written by hand/);
     expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('never writes through a symlink that leaves the repository, even with --force', async () => {
+    const outside = testdir();
+    const dir = gitRepo();
+    symlinkSync(outside, join(dir, '.gateline'));
+    const run = await install(dir, ['--yes', '--force']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /'\.gateline' is a symbolic link that leaves the repository: create-gateline writes only inside the repository/,
+    );
+    expect(snapshot(outside)).toEqual({});
   });
 
   it('keeps existing overlays untouched', async () => {

@@ -10,7 +10,7 @@ import { planRender } from '../render/plan.ts';
 import { compareWithDisk, type FileState } from '../render/state.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
-import { checkRelativePath } from '../shared/paths.ts';
+import { checkRelativePath, escapesThroughSymlink } from '../shared/paths.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
 import { type FileChange, type HookStyle, planHook } from './hooks.ts';
@@ -145,6 +145,13 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
     const hook = await planHook(root, options.hook, prefix);
     conflicts.push(...hook.conflicts);
     for (const change of hook.changes) desired.set(change.path, { content: change.content, mode: change.mode });
+
+    // Nothing the installer writes may leave the repository through a symlink (a linked prefix,
+    // .github or .husky folder), not even with --force.
+    for (const path of [...desired.keys(), ...removes]) {
+      const leak = escapesThroughSymlink(root, path);
+      if (leak) throw new InstallError(`${leak}: create-gateline writes only inside the repository; replace the link with a folder`);
+    }
 
     if (conflicts.length && !options.force) {
       throw new InstallError(
