@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkout, gateline, host, read, snapshot } from './helpers.ts';
@@ -171,6 +171,62 @@ const cases: Case[] = [
     args: ['render', '--check'],
     code: 1,
     message: /\.gateline\/framework-lock\.json:\d: not valid JSON/,
+  },
+  {
+    name: 'an overlay that is a folder',
+    make: () => host({ '.gateline/overlays/_all.md/x': 'x\n' }),
+    args: ['render'],
+    code: 1,
+    message: /\.gateline\/overlays\/_all\.md: is a folder where a file is expected/,
+  },
+  {
+    name: 'a manifest.json that is a folder',
+    make: () => {
+      const dir = fw({});
+      rmSync(join(dir, 'adapters/test/manifest.json'));
+      mkdirSync(join(dir, 'adapters/test/manifest.json'));
+      return dir;
+    },
+    args: ['render'],
+    code: 1,
+    message: /adapters\/test\/manifest\.json: is a folder where a file is expected/,
+  },
+  {
+    name: 'a lock that is a folder',
+    make: () => {
+      const dir = host();
+      rmSync(join(dir, '.gateline/framework-lock.json'));
+      mkdirSync(join(dir, '.gateline/framework-lock.json'));
+      return dir;
+    },
+    args: ['validate'],
+    code: 1,
+    message: /\.gateline\/framework-lock\.json: is a folder where a file is expected/,
+  },
+  {
+    name: 'a file where the output folder should be (found before anything is written)',
+    make: () =>
+      fw({
+        out: 'not a folder\n',
+        'adapters/second/manifest.json': JSON.stringify({ ...MANIFEST, adapter: 'second', output_dir: 'out2' }),
+      }),
+    args: ['render'],
+    code: 1,
+    message: /^out: cannot be used as the output folder \(ENOTDIR\)/m,
+  },
+  {
+    name: 'a control character in a filename pattern',
+    make: () => fw({ 'adapters/test/manifest.json': JSON.stringify({ ...MANIFEST, output_dir: 'o\u0000ut' }) }),
+    args: ['render'],
+    code: 1,
+    message: /'output_dir' must not contain control characters/,
+  },
+  {
+    name: 'a capability_profile named like an Object method',
+    make: () => fw({ 'roles/r.md': '---\ndispatch: x\ncapabilities: [read]\ncapability_profile: toString\n---\nB\n' }),
+    args: ['render'],
+    code: 1,
+    message: /no model for role 'r': its capability_profile 'toString' is not in model_map/,
   },
   { name: 'an unknown command', make: () => fw({}), args: ['rendr'], code: 2, message: /unknown command 'rendr'[\s\S]*--help/ },
   { name: 'an unknown flag', make: () => fw({}), args: ['render', '--chek'], code: 2, message: /Unknown option '--chek'/ },

@@ -33,6 +33,26 @@ describe('render', () => {
     expect(read(dir, '.claude/agents/mine.md')).toContain('Mine.');
   });
 
+  it('leaves alone a rendered file copied to a new name and edited (it is new work, not an orphan)', () => {
+    const dir = checkout();
+    gateline(['render'], dir);
+    const copy = `${read(dir, '.claude/agents/reviewer.md')}\nAlso check the threat model.\n`;
+    writeFileSync(join(dir, '.claude/agents/security-reviewer.md'), copy);
+    expect(gateline(['render', '--check'], dir).code).toBe(0);
+    expect(gateline(['render'], dir).stdout).not.toMatch(/^removed /m);
+    expect(read(dir, '.claude/agents/security-reviewer.md')).toBe(copy);
+  });
+
+  it('counts the header only in its place: right after the frontmatter', () => {
+    const dir = checkout();
+    gateline(['render'], dir);
+    const quoted = `---\nname: notes\ndescription: x\n---\nOur agents say:\n${read(dir, '.claude/agents/reviewer.md').split('\n')[6]}\n`;
+    writeFileSync(join(dir, '.claude/agents/notes.md'), quoted);
+    expect(gateline(['render'], dir).stdout).not.toMatch(/^removed /m);
+    writeFileSync(join(dir, '.claude/agents/reviewer.md'), quoted);
+    expect(gateline(['render'], dir).stderr).toMatch(/\.claude\/agents\/reviewer\.md: was written by hand/);
+  });
+
   it('is byte-identical across runs and machines: LF, one trailing newline, no timestamps', () => {
     const a = checkout();
     const b = checkout();
@@ -56,7 +76,11 @@ describe('render --check', () => {
       read(dir, '.claude/agents/reviewer.md').replace('tools: Read, Grep, Glob, Bash', 'tools: Read, Grep, Glob, Bash, Edit'),
     );
     unlinkSync(join(dir, '.gemini/agents/planner.md'));
-    writeFileSync(join(dir, '.opencode/agents/old.md'), read(dir, '.opencode/agents/planner.md'));
+    // What an earlier render of a role named 'old' left behind.
+    writeFileSync(
+      join(dir, '.opencode/agents/old.md'),
+      read(dir, '.opencode/agents/planner.md').replace('roles/planner.md', 'roles/old.md'),
+    );
     const before = snapshot(dir);
     const run = gateline(['render', '--check'], dir);
     expect(run.code).toBe(1);

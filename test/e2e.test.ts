@@ -75,6 +75,24 @@ describe('the packed package, run as a user runs it', () => {
     expect(ok.status, ok.stderr).toBe(0);
   });
 
+  it('the gateline bin: help, version and usage errors work anywhere; doctor and up run from the package', () => {
+    const dir = gitRepo();
+    const bin = (...args: string[]) => sh('npm', ['exec', '--package', tarball, '--', 'gateline', ...args], dir);
+    const help = bin('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/doctor +check this host/);
+    expect(bin('--version').stdout.trim()).toBe('0.1.0');
+    expect(bin('bogus').status).toBe(2);
+    expect(sh('npm', ['exec', '--package', tarball, '--', 'create-gateline', '--yes', '--hook', 'none'], dir).status).toBe(0);
+    // doctor and up load the installer's npm dependencies: this proves they ship as dependencies.
+    const doctor = bin('doctor', '--json');
+    expect(doctor.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|\n\s+at /);
+    expect(JSON.parse(doctor.stdout).findings.map((f: { id: string }) => f.id)).toContain('validate');
+    const plan = bin('up', '--plan', '--adapter', 'claude-code', '--adapter', 'opencode');
+    expect(plan.status, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/reviewer +opencode/);
+  });
+
   it('the gateline bin outside a host says how to adopt gateline', () => {
     const dir = gitRepo();
     const run = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'validate'], dir);

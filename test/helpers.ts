@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -86,14 +86,20 @@ export function gateline(args: string[], cwd: string, env: Record<string, string
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Every file under `dir` with its bytes and mtime: equal snapshots mean nothing was touched. */
+/**
+ * Every file, folder and link under `dir` (files with bytes and mtime, links with their target):
+ * equal snapshots mean nothing was touched, not even an empty folder left behind.
+ */
 export function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(path);
-      else out[path] = `${statSync(join(dir, path)).mtimeMs} ${readFileSync(join(dir, path), 'base64')}`;
+      if (entry.isSymbolicLink()) out[path] = `link ${readlinkSync(join(dir, path))}`;
+      else if (entry.isDirectory()) {
+        out[path] = 'dir';
+        walk(path);
+      } else out[path] = `${lstatSync(join(dir, path)).mtimeMs} ${readFileSync(join(dir, path), 'base64')}`;
     }
   };
   walk('');

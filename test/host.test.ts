@@ -90,11 +90,15 @@ describe('validate in a host', () => {
     );
     rmSync(join(dir, '.gateline/core/registry/models.yaml'));
     writeFileSync(join(dir, '.gateline/core/src/extra.ts'), 'export {};\n');
+    writeFileSync(join(dir, '.gateline/core/__proto__'), 'x\n');
+    writeFileSync(join(dir, '.gateline/core/constructor'), 'x\n');
     const run = gateline(['validate'], dir);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/\.gateline\/core\/roles\/reviewer\.md: was edited after vendoring/);
     expect(run.stderr).toMatch(/\.gateline\/core\/registry\/models\.yaml: is missing from the vendored core/);
     expect(run.stderr).toMatch(/\.gateline\/core\/src\/extra\.ts: is not part of the vendored core/);
+    expect(run.stderr).toMatch(/\.gateline\/core\/__proto__: is not part of the vendored core/);
+    expect(run.stderr).toMatch(/\.gateline\/core\/constructor: is not part of the vendored core/);
     expect(run.stderr).toMatch(/\.claude\/agents\/reviewer\.md: is stale/);
   });
 

@@ -191,26 +191,110 @@ describe('re-runs, dry runs and files in the way', () => {
   });
 });
 
+describe('inputs the installer refuses, each with a sentence and nothing written', () => {
+  const cases: [string, () => string, string[], RegExp][] = [
+    [
+      'core.hooksPath pointing outside the repository (relative)',
+      () => {
+        const dir = gitRepo();
+        git(dir, 'config', 'core.hooksPath', '../shared-hooks');
+        return dir;
+      },
+      ['--yes', '--hook', 'git'],
+      /git runs hooks from .*shared-hooks\/pre-commit, outside this repository/,
+    ],
+    [
+      'core.hooksPath pointing outside the repository (absolute)',
+      () => {
+        const dir = gitRepo();
+        git(dir, 'config', 'core.hooksPath', join(testdir(), 'abs-hooks'));
+        return dir;
+      },
+      ['--yes'],
+      /outside this repository \(core\.hooksPath, or a linked worktree\)/,
+    ],
+    [
+      'a husky hook whose gateline block lost its end marker',
+      () =>
+        gitRepo({
+          '.husky/pre-commit': 'npm test\n# >>> gateline (managed by create-gateline)\nnode old/hook.mjs validate\nnpm run lint\n',
+        }),
+      ['--yes'],
+      /in the way and were not written by create-gateline:\n\s+\.husky\/pre-commit/,
+    ],
+    ['a prefix with a space', () => gitRepo(), ['--yes', '--prefix', 'my gl'], /--prefix must be a folder name of letters/],
+    ['a prefix that looks like a flag', () => gitRepo(), ['--yes', '--prefix=-x'], /--prefix must be a folder name/],
+    [
+      'a lefthook config that is not valid YAML',
+      () => gitRepo({ 'lefthook.yml': 'pre-commit: [a, b\n' }),
+      ['--yes'],
+      /lefthook\.yml: cannot add the gateline hook \(.*\); fix the file, or choose another --hook style/,
+    ],
+    [
+      'a lefthook config whose pre-commit is a list',
+      () => gitRepo({ 'lefthook.yml': 'pre-commit: [a, b]\n' }),
+      ['--yes'],
+      /lefthook\.yml: cannot add the gateline hook/,
+    ],
+    [
+      'a pre-commit config that is a list',
+      () => gitRepo({ '.pre-commit-config.yaml': '- a\n- b\n' }),
+      ['--yes'],
+      /\.pre-commit-config\.yaml: cannot add the gateline hook \(the top level is not a mapping\)/,
+    ],
+    [
+      'an overlay path that is a folder',
+      () => gitRepo({ '.gateline/overlays/_all.md/x': 'x\n' }),
+      ['--yes'],
+      /\.gateline\/overlays\/_all\.md is a folder where create-gateline needs a file: move it away/,
+    ],
+    [
+      '--package-script with a package.json that is not JSON',
+      () => gitRepo({ 'package.json': '{ "name": \n' }),
+      ['--yes', '--package-script'],
+      /package\.json is not valid JSON .*: fix it, or leave out --package-script/,
+    ],
+    [
+      'a file where a rendered agent folder is needed',
+      () => gitRepo({ '.gemini': 'not a folder\n' }),
+      ['--yes'],
+      /the first render would fail:\n\s+\.gemini\/agents: cannot be used as the output folder \(ENOTDIR\)/,
+    ],
+  ];
+  for (const [name, make, args, message] of cases) {
+    it(name, async () => {
+      const dir = make();
+      const before = snapshot(dir);
+      const run = await install(dir, args);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(snapshot(dir)).toEqual(before);
+    });
+  }
+});
+
 describe('failures and Ctrl-C while writing leave the repository exactly as it was', () => {
-  it('a failure half-way through writing rolls every file back', async () => {
+  it('a file where a folder is needed is found before anything is written', async () => {
     const dir = gitRepo({ '.github/workflows': 'a file where a folder is needed\n' });
     const before = snapshot(dir);
     const run = await install(dir, ['--yes']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/could not write .*gateline-render-check\.yml \(ENOTDIR\); every change was rolled back/);
+    expect(run.stderr).toMatch(/\.github\/workflows\/gateline-render-check\.yml cannot be read \(ENOTDIR\): move it away/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(snapshot(dir)).toEqual(before);
     expect(existsSync(join(dir, '.gateline'))).toBe(false);
   });
 
-  it('an abort (Ctrl-C) during the first render rolls back and exits 130', async () => {
+  it('an abort (Ctrl-C) while the first render runs rolls back files and folders, and exits 130', async () => {
     const dir = gitRepo({ 'README.md': 'hi\n' });
     const before = snapshot(dir);
     const controller = new AbortController();
     const { Writable } = await import('node:stream');
+    // A few milliseconds after the render child is spawned: it is killed mid-way.
     const stdout = new Writable({
       write(chunk, _e, done) {
-        if (String(chunk).includes('rendering the agent files')) controller.abort();
+        if (String(chunk).includes('rendering the agent files')) setTimeout(() => controller.abort(), 5);
         done();
       },
     });

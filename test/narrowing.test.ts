@@ -135,6 +135,24 @@ describe('refusals', () => {
       /wildcard 'mcp_\*'/,
     ],
     [
+      'a rule that matches everything (Bash(*))',
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['Read', 'Bash(*)'] } }) },
+      /wildcard 'Bash\(\*\)'/,
+    ],
+    [
+      'a rule that smuggles a tool list (Bash(x, Write))',
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['Read', 'Bash(x, Write)'] } }) },
+      /'Bash\(x, Write\)', which is not a plain tool name/,
+    ],
+    [
+      'a narrowed rule of a tool another capability grants (Bash(git diff:*) under read, Bash under shell)',
+      {
+        'roles/r.md': ROLE(['read']),
+        'adapters/test/manifest.json': manifest({ tool_map: { read: ['Read', 'Bash(git diff:*)'], shell: ['Bash'] } }),
+      },
+      /role 'r' would leak capability 'shell': tool 'Bash\(git diff:\*\)'/,
+    ],
+    [
       'extra_frontmatter overriding the rendered name',
       { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter: { name: 'admin' } }) },
       /may not set 'name'/,

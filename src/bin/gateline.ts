@@ -5,8 +5,33 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+const USAGE = `Usage: gateline <command> [options]
+
+  render [--check]    render the agent files (the vendored core of this host)
+  validate            the pre-commit check (the vendored core of this host)
+  doctor              check this host and its runners, each problem with its fix
+  up                  run the roles headless across runners (gateline up --help)
+
+Each command has --help. render and validate run the core vendored in <prefix>/core, found
+through <prefix>/framework-lock.json; adopt gateline with: npm create gateline@latest`;
+
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() };
+  const [command] = argv;
+  if (command === undefined || command === '--help' || command === '-h') {
+    io.stdout.write(`${USAGE}\n`);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    const { readVersion } = await import('../init/vendor.ts');
+    const { PACKAGE_ROOT } = await import('../init/source.ts');
+    io.stdout.write(`${readVersion(PACKAGE_ROOT)}\n`);
+    return 0;
+  }
+  if (!['render', 'validate', 'doctor', 'up'].includes(command)) {
+    io.stderr.write(`gateline: unknown command '${command}'\n${USAGE}\n`);
+    return 2;
+  }
   if (argv[0] === 'doctor') {
     const { runDoctor } = await import('../probe/doctor-cli.ts');
     return runDoctor(argv.slice(1), io);

@@ -48,6 +48,7 @@ Options:
   --package-script     add a "gateline" script to package.json (Node projects)
   --gitignore          add the lines gateline needs to .gitignore
   --force              overwrite files in the way; allow a downgrade or major upgrade without asking
+  --verbose            show the stack trace of an unexpected error
   -h, --help           show this help
   -v, --version        print the version
 
@@ -68,6 +69,7 @@ const OPTIONS = {
   'package-script': { type: 'boolean' },
   gitignore: { type: 'boolean' },
   force: { type: 'boolean' },
+  verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -213,7 +215,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       err(`${styleText('red', 'create-gateline:', { stream: io.stderr })} ${error.message}`);
       return 1;
     }
-    err(`create-gateline: internal error: ${(error as Error).stack ?? String(error)}`);
+    err(`create-gateline: internal error: ${(error as Error).message ?? String(error)}`);
+    err(
+      values.verbose
+        ? String((error as Error).stack)
+        : 'This is a bug in create-gateline: run again with --verbose for the stack trace, and report it.',
+    );
     return 1;
   }
 }

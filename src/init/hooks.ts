@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { execa } from 'execa';
-import { parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { type Document, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { InstallError } from './errors.ts';
 import { MANAGED_MARK } from './templates.ts';
 
 export const HOOK_STYLES = ['auto', 'git', 'husky', 'lefthook', 'pre-commit', 'none'] as const;
@@ -56,8 +57,7 @@ export async function planHook(root: string, style: HookStyle, prefix: string): 
   const current = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : undefined);
 
   if (chosen === 'git') {
-    const { stdout } = await execa('git', ['rev-parse', '--git-path', 'hooks/pre-commit'], { cwd: root });
-    const path = relative(root, join(root, stdout)).split('\\').join('/');
+    const path = await gitHookPath(root);
     const content = [
       '#!/bin/sh',
       `# ${MANAGED_MARK}: runs gateline validate before each commit.`,
@@ -73,18 +73,23 @@ export async function planHook(root: string, style: HookStyle, prefix: string): 
     plan.changes.push({ path, content, mode: 0o755 });
   } else if (chosen === 'husky') {
     const path = '.husky/pre-commit';
-    plan.changes.push({ path, content: withBlock(current(path) ?? '', command) });
+    const text = current(path) ?? '';
+    // A begin marker without its end is a block someone edited: where it stops is a guess.
+    const unpaired = text.includes(BEGIN) && !text.includes(END, text.indexOf(BEGIN));
+    if (unpaired) plan.conflicts.push(path);
+    plan.changes.push({ path, content: withBlock(unpaired ? text.replace(`${BEGIN}\n`, '') : text, command) });
     if (!dependsOn(root, 'husky'))
       plan.notes.push('husky is not in package.json: install it (npm i -D husky && npx husky init) so .husky/pre-commit runs');
   } else if (chosen === 'lefthook') {
     const path = LEFTHOOK_FILES.find((f) => existsSync(join(root, f))) ?? 'lefthook.yml';
-    const doc = parseDocument(current(path) ?? '');
-    doc.setIn(['pre-commit', 'commands', 'gateline-validate', 'run'], command);
-    plan.changes.push({ path, content: doc.toString() });
+    const content = editYaml(path, current(path) ?? '', (doc) =>
+      doc.setIn(['pre-commit', 'commands', 'gateline-validate', 'run'], command),
+    );
+    plan.changes.push({ path, content });
     plan.notes.push('run `npx lefthook install` once if lefthook has not installed its git hooks yet');
   } else if (chosen === 'pre-commit') {
     const path = '.pre-commit-config.yaml';
-    plan.changes.push({ path, content: withPreCommitHook(current(path) ?? '', command) });
+    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => withPreCommitHook(doc, command)) });
     plan.notes.push('run `pre-commit install` once if the pre-commit framework has not installed its git hook yet');
   }
   return plan;
@@ -102,9 +107,24 @@ function withBlock(text: string, command: string): string {
   return `${base}${block}`;
 }
 
-function withPreCommitHook(text: string, entry: string): string {
-  const doc = parseDocument(text);
-  if (!(doc.get('repos') instanceof YAMLSeq)) doc.set('repos', doc.createNode([]));
+/** Edits a YAML config in place (comments kept); a file it cannot edit is an InstallError naming it. */
+function editYaml(path: string, text: string, change: (doc: Document) => void): string {
+  try {
+    const doc = parseDocument(text);
+    if (doc.errors.length) throw doc.errors[0];
+    if (doc.contents !== null && !(doc.contents instanceof YAMLMap)) throw new Error('the top level is not a mapping');
+    change(doc);
+    return doc.toString();
+  } catch (error) {
+    throw new InstallError(
+      `${path}: cannot add the gateline hook (${(error as Error).message.split('\n')[0]}); fix the file, or choose another --hook style`,
+    );
+  }
+}
+
+function withPreCommitHook(doc: Document, entry: string): void {
+  if (doc.get('repos') === undefined) doc.set('repos', doc.createNode([]));
+  if (!(doc.get('repos') instanceof YAMLSeq)) throw new Error("'repos' is not a list");
   const repos = doc.get('repos') as YAMLSeq;
   const hook = {
     id: 'gateline-validate',
@@ -120,9 +140,25 @@ function withPreCommitHook(text: string, entry: string): string {
     const index = hooks.items.findIndex((h) => h instanceof YAMLMap && h.get('id') === 'gateline-validate');
     if (index >= 0) {
       hooks.set(index, doc.createNode(hook));
-      return doc.toString();
+      return;
     }
   }
   repos.add(doc.createNode({ repo: 'local', hooks: [hook] }));
-  return doc.toString();
+}
+
+/**
+ * Where git runs the pre-commit hook (core.hooksPath and worktrees included), relative to the
+ * root. Refused when that is outside the repository: a shared hooks folder serves other
+ * repositories, whose commits would then run this one's check.
+ */
+export async function gitHookPath(root: string): Promise<string> {
+  const { stdout } = await execa('git', ['rev-parse', '--git-path', 'hooks/pre-commit'], { cwd: root });
+  const path = relative(root, resolve(root, stdout)).split('\\').join('/');
+  if (path.startsWith('../') || isAbsolute(path)) {
+    throw new InstallError(
+      `git runs hooks from ${resolve(root, stdout)}, outside this repository (core.hooksPath, or a linked worktree): ` +
+        'gateline will not write a hook there. Use --hook husky, lefthook or pre-commit, or --hook none',
+    );
+  }
+  return path;
 }

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Options as DegitOptions } from 'degit';
 import { execa } from 'execa';
 import semver from 'semver';
@@ -10,7 +10,7 @@ import { planRender } from '../render/plan.ts';
 import { compareWithDisk, type FileState } from '../render/state.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
-import { checkRelativePath, escapesThroughSymlink } from '../shared/paths.ts';
+import { checkPrefix, escapesThroughSymlink } from '../shared/paths.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
 import { type FileChange, type HookStyle, planHook } from './hooks.ts';
@@ -65,7 +65,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
   const { root, prefix } = options;
   await checkGitRoot(root);
   const prefixProblems: string[] = [];
-  checkRelativePath(prefix, (m) => prefixProblems.push(m));
+  checkPrefix(prefix, (m) => prefixProblems.push(m));
   if (prefixProblems.length) throw new InstallError(`--prefix ${prefixProblems[0]}`);
 
   const lockPath = join(prefix, LOCK_FILE);
@@ -86,7 +86,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
     const desired = new Map<string, { content: string | Buffer; mode?: number }>();
     const conflicts: string[] = [];
     const removes: string[] = [];
-    const disk = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path)) : undefined);
+    const disk = (path: string) => readHostFile(root, path);
 
     // The vendored core: exactly the staged tree. Files there that the old lock does not list
     // were not written by the installer.
@@ -95,8 +95,8 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
     for (const path of Object.keys(files)) desired.set(`${coreDir}/${path}`, { content: readFileSync(join(stage, path)) });
     if (existsSync(join(root, coreDir))) {
       for (const path of Object.keys(hashTree(join(root, coreDir)))) {
-        if (path in files) continue;
-        if (previous?.files[path] === undefined && !options.force) conflicts.push(`${coreDir}/${path}`);
+        if (Object.hasOwn(files, path)) continue;
+        if (!(previous && Object.hasOwn(previous.files, path)) && !options.force) conflicts.push(`${coreDir}/${path}`);
         removes.push(`${coreDir}/${path}`);
       }
       if (!previous) {
@@ -218,7 +218,12 @@ export async function applyInstall(
     for (const path of plan.removes) tx.remove(path);
     for (const change of plan.writes) tx.write(change.path, change.content, change.mode);
     onStep?.('rendering the agent files');
-    for (const state of plan.renders) tx.remember(state.path);
+    // The render runs in a child process: its folders and files are journaled here first, so a
+    // failure or Ctrl-C part-way through leaves no new folder behind either.
+    for (const state of plan.renders) {
+      tx.ensureDir(dirname(state.path));
+      tx.remember(state.path);
+    }
     signal?.throwIfAborted();
     const main = join(root, prefix, 'core', 'src', 'main.ts');
     const run = await execa(process.execPath, [main, 'render', '--root', root, '--prefix', prefix, '--json'], {
@@ -251,9 +256,27 @@ export async function applyInstall(
   }
 }
 
+/** A host file's bytes, undefined when absent; a folder or unreadable file in its place is an InstallError. */
+function readHostFile(root: string, path: string): Buffer | undefined {
+  try {
+    return readFileSync(join(root, path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new InstallError(
+      `${path} ${code === 'EISDIR' ? 'is a folder where create-gateline needs a file' : `cannot be read (${code})`}: move it away`,
+    );
+  }
+}
+
 /** package.json with a `gateline` script added, keeping its indentation and key order. */
 function withScript(text: string, command: string): string {
-  const pkg = JSON.parse(text) as { scripts?: Record<string, string> };
+  let pkg: { scripts?: Record<string, string> };
+  try {
+    pkg = JSON.parse(text);
+  } catch (error) {
+    throw new InstallError(`package.json is not valid JSON (${(error as Error).message}): fix it, or leave out --package-script`);
+  }
   if (pkg.scripts?.gateline) return text;
   pkg.scripts = { ...pkg.scripts, gateline: command };
   const indent = /^([ \t]+)"/m.exec(text)?.[1] ?? '  ';

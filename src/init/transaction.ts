@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 // Every change the installer makes goes through one journal, so a failure or a Ctrl-C at any
@@ -9,6 +9,8 @@ interface Entry {
   path: string;
   before: Buffer | undefined;
   mode: number | undefined;
+  /** Modification time, restored too: tools that compare mtimes see nothing happened. */
+  mtime: number | undefined;
 }
 
 export class Transaction {
@@ -26,8 +28,8 @@ export class Transaction {
   remember(path: string): void {
     if (this.journal.some((e) => e.path === path)) return;
     const abs = join(this.root, path);
-    const exists = existsSync(abs);
-    this.journal.push({ path, before: exists ? readFileSync(abs) : undefined, mode: exists ? lstatSync(abs).mode : undefined });
+    const stat = existsSync(abs) ? lstatSync(abs) : undefined;
+    this.journal.push({ path, before: stat ? readFileSync(abs) : undefined, mode: stat?.mode, mtime: stat?.mtimeMs });
   }
 
   write(path: string, content: string | Buffer, mode?: number): void {
@@ -60,6 +62,7 @@ export class Transaction {
           mkdirSync(dirname(abs), { recursive: true });
           writeFileSync(abs, entry.before);
           if (entry.mode !== undefined) chmodSync(abs, entry.mode & 0o7777);
+          if (entry.mtime !== undefined) utimesSync(abs, entry.mtime / 1000, entry.mtime / 1000);
         }
       } catch (error) {
         // ENOTDIR: the path never existed because a parent is a file; nothing to undo there.
@@ -79,6 +82,11 @@ export class Transaction {
   /** Paths changed so far, in order. */
   get paths(): string[] {
     return this.journal.map((e) => e.path);
+  }
+
+  /** Creates a folder (and its parents) as part of the transaction: rollback removes what it made. */
+  ensureDir(path: string): void {
+    this.mkdirs(join(this.root, path));
   }
 
   private mkdirs(dir: string): void {

@@ -55,8 +55,8 @@ export async function runDoctor(argv: string[], io: DoctorIo): Promise<number> {
     }
     return ok ? 0 : 1;
   } catch (error) {
-    if (!(error instanceof FrameworkError)) throw error;
-    io.stderr.write(`${error.problems.map(formatProblem).join('\n')}\n`);
+    if (error instanceof FrameworkError) io.stderr.write(`${error.problems.map(formatProblem).join('\n')}\n`);
+    else io.stderr.write(`gateline doctor: could not finish (${(error as Error).message}); fix that, then run it again\n`);
     return 1;
   }
 }

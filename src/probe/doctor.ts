@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parse as parseToml } from 'smol-toml';
-import { validateCommand } from '../init/hooks.ts';
+import { gitHookPath, validateCommand } from '../init/hooks.ts';
 import { PACKAGE_ROOT } from '../init/source.ts';
 import { MANAGED_MARK, template } from '../init/templates.ts';
 import type { Context } from '../shared/context.ts';
@@ -21,6 +21,8 @@ export interface DoctorInputs {
   home: string;
   codexHome: string;
   packageRoot: string;
+  /** Where git runs the pre-commit hook, or why gateline will not use it. */
+  gitHook: { path: string } | { refused: string };
 }
 
 /** Pure: judges what `gatherDoctor` collected. */
@@ -30,7 +32,7 @@ export function diagnose(inputs: DoctorInputs): Finding[] {
   const selected = ctx.selected ?? [];
   const base = probe({ ...seen, runners: Object.fromEntries(Object.entries(seen.runners).filter(([a]) => selected.includes(a))) });
   const findings = base.findings.filter((f) => ['node', 'git'].includes(f.id) || f.id.startsWith('runner:'));
-  findings.push(hookFinding(ctx.root, seen.hook, prefix));
+  findings.push(hookFinding(ctx.root, seen.hook, prefix, inputs.gitHook));
   findings.push(workflowFinding(ctx.root, prefix, inputs.packageRoot));
   findings.push(
     inputs.problems.length
@@ -66,16 +68,26 @@ export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = proces
     problems = [{ file: `${prefix}/core/src/main.ts`, message: `validate did not run: ${String(validate.stderr).trim()}` }];
   }
   const home = env.HOME ?? homedir();
-  return { ctx, seen, problems, home, codexHome: env.CODEX_HOME ?? join(home, '.codex'), packageRoot: PACKAGE_ROOT };
+  let gitHook: DoctorInputs['gitHook'];
+  try {
+    gitHook = { path: await gitHookPath(ctx.root) };
+  } catch (error) {
+    gitHook = { refused: (error as Error).message };
+  }
+  return { ctx, seen, problems, home, codexHome: env.CODEX_HOME ?? join(home, '.codex'), packageRoot: PACKAGE_ROOT, gitHook };
 }
 
-function hookFinding(root: string, style: Inspected['hook'], prefix: string): Finding {
+function hookFinding(root: string, style: Inspected['hook'], prefix: string, gitHook: DoctorInputs['gitHook']): Finding {
   const command = validateCommand(prefix);
   const reinstall = `re-run the installer (npm create gateline@latest -- --yes --hook ${style})`;
+  if (style === 'git' && 'refused' in gitHook)
+    return { id: 'hook', ok: false, message: gitHook.refused, fix: 'commit through another hook manager' };
   const file =
-    style === 'git'
-      ? gitHookPath(root)
-      : { husky: '.husky/pre-commit', lefthook: lefthookFile(root), 'pre-commit': '.pre-commit-config.yaml' }[style];
+    style === 'git' && 'path' in gitHook
+      ? gitHook.path
+      : { git: '.git/hooks/pre-commit', husky: '.husky/pre-commit', lefthook: lefthookFile(root), 'pre-commit': '.pre-commit-config.yaml' }[
+          style
+        ];
   const path = join(root, file);
   if (!existsSync(path))
     return { id: 'hook', ok: false, message: `no pre-commit hook runs gateline validate (${file} is missing)`, fix: reinstall };
@@ -85,20 +97,6 @@ function hookFinding(root: string, style: Inspected['hook'], prefix: string): Fi
     return { id: 'hook', ok: false, message: `${file} is not executable, so git skips it`, fix: `chmod +x ${file}` };
   }
   return { id: 'hook', ok: true, message: `the ${style} hook runs gateline validate` };
-}
-
-function gitHookPath(root: string): string {
-  const hooksPath = configuredHooksPath(root);
-  return `${hooksPath ?? '.git/hooks'}/pre-commit`;
-}
-
-function configuredHooksPath(root: string): string | undefined {
-  try {
-    const config = readFileSync(join(root, '.git', 'config'), 'utf8');
-    return /^\s*hooksPath\s*=\s*(.+)$/m.exec(config)?.[1]?.trim();
-  } catch {
-    return undefined;
-  }
 }
 
 function lefthookFile(root: string): string {

@@ -157,14 +157,14 @@ export async function inspect(
     Object.entries(commands).map(async ([adapter, command]) => [adapter, { command, version: await versionOf(command, env) }] as const),
   );
   const pkg = readJson(join(root, 'package.json'));
-  const gitignore = existsSync(join(root, '.gitignore')) ? readFileSync(join(root, '.gitignore'), 'utf8').split(/\r?\n/) : [];
+  const gitignore = readLines(join(root, '.gitignore'));
   return {
     // The node that hooks and CI run is the one on PATH, not necessarily the one running this.
     node: (await versionOf('node', env)) ?? 'none',
     git,
     runners: Object.fromEntries(entries),
     hook: existsSync(root) ? detectHookStyle(root) : 'git',
-    nodeProject: pkg !== undefined,
+    nodeProject: existsSync(join(root, 'package.json')),
     packageScript: typeof (pkg?.scripts as Record<string, unknown> | undefined)?.gateline === 'string',
     githubActions: existsSync(join(root, '.github', 'workflows')),
     gitignoreMissing: gitignoreLines(prefix).filter((line) => !gitignore.includes(line)),
@@ -175,6 +175,15 @@ async function versionOf(command: string, env: NodeJS.ProcessEnv): Promise<strin
   const run = await execa(command, ['--version'], { env, extendEnv: false, reject: false, timeout: 10_000, stdin: 'ignore' });
   if (run.exitCode !== 0) return undefined;
   return semver.coerce(String(run.stdout))?.version;
+}
+
+/** A text file's lines; none when it is absent or not a readable file (the probe only looks). */
+function readLines(path: string): string[] {
+  try {
+    return readFileSync(path, 'utf8').split(/\r?\n/);
+  } catch {
+    return [];
+  }
 }
 
 function readJson(path: string): Record<string, unknown> | undefined {

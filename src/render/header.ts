@@ -1,6 +1,7 @@
 import type { Role } from './role.ts';
 
-// The header that marks a file as rendered: gateline rewrites or deletes only files that carry it.
+// The header that marks a file as rendered: gateline rewrites or deletes only files that carry
+// it, in its place (right after the frontmatter, or on the first line of a TOML file).
 
 export const RENDERED_MARK = 'by gateline render - DO NOT EDIT.';
 
@@ -8,7 +9,20 @@ export function header(role: Role): string {
   return `RENDERED from roles/${role.name}.md ${RENDERED_MARK} Edit the role spec, then run: gateline render`;
 }
 
-/** True when a file carries the header, i.e. gateline wrote it and may rewrite or delete it. */
+const HEADER = new RegExp(`^(?:<!-- |# )RENDERED from roles/([a-z][a-z0-9-]*)\\.md ${RENDERED_MARK.replaceAll('.', '\\.')} `);
+
+/** The role a rendered file was rendered from, or undefined when the file carries no header in place. */
+export function renderedRole(text: string): string | undefined {
+  let line: string | undefined;
+  if (text.startsWith('# ')) line = text.slice(0, text.indexOf('\n'));
+  else if (text.startsWith('---\n')) {
+    const close = text.indexOf('\n---\n', 3);
+    if (close >= 0) line = text.slice(close + 5, text.indexOf('\n', close + 5));
+  }
+  return line === undefined ? undefined : HEADER.exec(line)?.[1];
+}
+
+/** True when gateline wrote the file and may rewrite or delete it. */
 export function isRendered(text: string): boolean {
-  return /^(<!--|#) RENDERED from roles\/[a-z][a-z0-9-]*\.md by gateline render - DO NOT EDIT\./m.test(text);
+  return renderedRole(text) !== undefined;
 }

@@ -4,7 +4,7 @@ import { isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import { parseJson } from '../shared/json.ts';
 import { checkRelativePath } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
-import { lineOfJsonKey, readText } from '../shared/text.ts';
+import { lineOfJsonKey, readInput } from '../shared/text.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
 const TOOLS_STYLES: ToolsStyle[] = ['csv', 'yaml-list', 'permission-map', 'codex-sandbox'];
@@ -77,7 +77,10 @@ const GRANTING_KEYS = [
 const RESERVED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
 
 /** A runner tool name: a word, optionally with a parenthesised rule (`Bash(git diff:*)`). */
-const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\]*\))?$/;
+// Inside the parentheses: no ',' (runners split tool lists on it) and no '#' (YAML comments).
+const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\,#]*\))?$/;
+/** A parenthesised rule that matches everything (`Bash(*)`) is the bare tool: a wildcard too. */
+const WILDCARD_RULE = /\(\s*[*?:\s]*\)$/;
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */
 export function listAdapters(adaptersDir: string): string[] {
@@ -90,7 +93,8 @@ export function listAdapters(adaptersDir: string): string[] {
 
 export function loadManifest(adaptersDir: string, displayDir: string, name: string, problems: Problem[]): Manifest | undefined {
   const file = `${displayDir}/${name}/manifest.json`;
-  const text = readText(join(adaptersDir, name, 'manifest.json'));
+  const text = readInput(join(adaptersDir, name, 'manifest.json'), file, problems);
+  if (text === undefined) return undefined;
   const parsed = parseJson(text, file, problems, 'fix the syntax');
   if (!parsed) return undefined;
   const json = parsed.value;
@@ -137,7 +141,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
       continue;
     }
     for (const tool of list) {
-      if (/[*?]/.test(tool.replace(/\(.*\)$/, ''))) {
+      if (/[*?]/.test(tool.replace(/\(.*\)$/, '')) || WILDCARD_RULE.test(tool)) {
         bad('tool_map', `'${cap}' maps to the wildcard '${tool}', which grants tools no capability declared`);
       } else if (!TOOL_NAME.test(tool)) bad('tool_map', `'${cap}' maps to '${tool}', which is not a plain tool name`);
       else if (m.tools_style === 'permission-map' && tool.includes('(')) {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Problem } from '../shared/problem.ts';
-import { lineAt, readText } from '../shared/text.ts';
+import { lineAt, readInput } from '../shared/text.ts';
 
 export interface Overlay {
   /** Display path, relative to the repository root. */
@@ -14,7 +14,9 @@ export interface Overlay {
 
 export function readOverlay(path: string, file: string, problems: Problem[]): Overlay {
   if (!existsSync(path)) return { file, present: false, empty: true, splice: '' };
-  const text = readText(path).trim();
+  const read = readInput(path, file, problems);
+  if (read === undefined) return { file, present: true, empty: false, splice: '' };
+  const text = read.trim();
   const open = text.replace(/<!--[\s\S]*?-->/g, (c) => ' '.repeat(c.length)).indexOf('<!--');
   if (open >= 0) {
     problems.push({ file, line: lineAt(text, open), message: "HTML comment is not closed: add '-->'" });

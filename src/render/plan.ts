@@ -4,6 +4,7 @@ import { escapesThroughSymlink } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import { emitAgent } from './emit.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
+import { modelFor } from './model.ts';
 import { type Overlay, readOverlay } from './overlay.ts';
 import { loadRole, type Role } from './role.ts';
 import { toolsForRole } from './tools.ts';
@@ -67,7 +68,7 @@ export function planRender(ctx: Context): Plan {
     for (const name of manifest.roles) {
       const spec = role(name);
       if (!spec) continue;
-      const model = manifest.modelOverrides[name] ?? manifest.modelMap[spec.profile];
+      const model = modelFor(manifest, name, spec.profile);
       if (!model) {
         problems.push({
           file: manifest.file,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
-import { readText } from '../shared/text.ts';
+import { readInput } from '../shared/text.ts';
 import { parseFrontmatter } from './frontmatter.ts';
 
 export interface Role {
@@ -24,14 +24,13 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
     problems.push({ file, message: `role name '${name}' must match ${ROLE_NAME.source}` });
     return undefined;
   }
-  let text: string;
-  try {
-    text = readText(join(rolesDir, `${name}.md`));
-  } catch {
-    problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });
+  const before = problems.length;
+  const text = readInput(join(rolesDir, `${name}.md`), file, problems);
+  if (text === undefined) {
+    if (problems.length === before)
+      problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });
     return undefined;
   }
-  const before = problems.length;
   const fm = parseFrontmatter(text, file, problems);
   if (!fm) return undefined;
 

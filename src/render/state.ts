@@ -1,8 +1,9 @@
 import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAME } from '../shared/capabilities.ts';
+import { escapesThroughSymlink } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
-import { isRendered } from './header.ts';
+import { isRendered, renderedRole } from './header.ts';
 import type { Plan } from './plan.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
@@ -34,8 +35,15 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
       entries = new Map();
       try {
         for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) entries.set(entry.name, entry);
-      } catch {
-        // no such folder yet: every file in it is missing
+      } catch (error) {
+        // No such folder yet: every file in it is missing. Anything else (a file where the
+        // folder should be) would fail half-way through writing, so it is a problem now.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT')
+          problems.push({
+            file: dir,
+            message: `cannot be used as the output folder (${code}): a file is in the way of the folder, move it`,
+          });
       }
       listings.set(dir, entries);
     }
@@ -73,6 +81,9 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
 
   const seen = new Set<string>();
   for (const manifest of plan.manifests) {
+    // Unselected adapters' folders are scanned too (their files are orphans once deselected),
+    // but never through a link that leaves the repository: those files are not ours to delete.
+    if (escapesThroughSymlink(root, manifest.outputDir)) continue;
     const pattern = filenamePattern(manifest.filename);
     const entries = [...listing(manifest.outputDir).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
@@ -80,7 +91,10 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
       if (planned.has(path) || seen.has(path) || !entry.isFile() || !pattern.test(entry.name)) continue;
       seen.add(path);
       const current = readFileSync(join(root, path), 'utf8');
-      if (isRendered(current)) states.push({ path, status: 'orphan', current, adapter: manifest.adapter });
+      // Only a file rendered for this very name is an orphan: a rendered file copied to a new name
+      // (security-reviewer.md from reviewer.md) keeps its header but is somebody's new work.
+      if (renderedRole(current) === pattern.exec(entry.name)?.[1])
+        states.push({ path, status: 'orphan', current, adapter: manifest.adapter });
     }
   }
   return { states, problems };
@@ -88,6 +102,7 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
 
 /** `{role}.agent.md` -> /^[a-z][a-z0-9-]*\.agent\.md$/ */
 function filenamePattern(filename: string): RegExp {
-  const escaped = filename.split('{role}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join(ROLE_NAME.source.slice(1, -1))}$`);
+  const [head = '', ...rest] = filename.split('{role}').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const role = ROLE_NAME.source.slice(1, -1);
+  return new RegExp(`^${head}(${role})${rest.join(role)}$`);
 }

@@ -14,7 +14,7 @@ export function toolsForRole(role: Role, manifest: Manifest, problems: Problem[]
   }
   const sources = toolSources(manifest);
   for (const tool of tools) {
-    const from = sources.get(tool) ?? [];
+    const from = sources.get(baseName(tool)) ?? [];
     const leaked = from.filter((cap) => !(role.capabilities as string[]).includes(cap));
     if (leaked.length === 0) continue;
     const held = from.filter((cap) => !leaked.includes(cap));
@@ -32,13 +32,22 @@ export function toolsForRole(role: Role, manifest: Manifest, problems: Problem[]
 
 const cache = new WeakMap<Manifest, Map<string, string[]>>();
 
-/** tool -> the capabilities that map to it, computed once per manifest. */
+/** `Bash(git diff:*)` -> `Bash`: a rule narrows a tool, but it is still that tool. */
+function baseName(tool: string): string {
+  const paren = tool.indexOf('(');
+  return paren < 0 ? tool : tool.slice(0, paren);
+}
+
+/** tool (by base name) -> the capabilities that map to it, computed once per manifest. */
 function toolSources(manifest: Manifest): Map<string, string[]> {
   let sources = cache.get(manifest);
   if (!sources) {
     sources = new Map();
     for (const [cap, tools] of Object.entries(manifest.toolMap)) {
-      for (const tool of tools) sources.set(tool, [...(sources.get(tool) ?? []), cap]);
+      for (const tool of tools) {
+        const base = baseName(tool);
+        if (!sources.get(base)?.includes(cap)) sources.set(base, [...(sources.get(base) ?? []), cap]);
+      }
     }
     cache.set(manifest, sources);
   }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { LOCK_FILE, type Lock, readLock } from './lock.ts';
-import { checkRelativePath, escapesThroughSymlink } from './paths.ts';
+import { checkPrefix, checkRelativePath, escapesThroughSymlink } from './paths.ts';
 import { FrameworkError, type Problem } from './problem.ts';
 
 export const DEFAULT_PREFIX = '.gateline';
@@ -29,7 +29,7 @@ export interface Context {
  */
 export function locate(start: string, prefix = DEFAULT_PREFIX): Context {
   const problems: Problem[] = [];
-  checkRelativePath(prefix, (message) => problems.push({ file: '--prefix', message }));
+  checkPrefix(prefix, (message) => problems.push({ file: '--prefix', message }));
   if (problems.length) throw new FrameworkError(problems);
   const from = resolve(start);
   if (!existsSync(from) || !statSync(from).isDirectory()) {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 
 /** sha256 of every regular file under `dir`, keyed by its '/'-separated relative path, sorted. */
 export function hashTree(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
+  // A null prototype: a vendored file may be called __proto__ or constructor.
+  const files: Record<string, string> = Object.create(null);
   const walk = (rel: string) => {
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
@@ -16,7 +17,9 @@ export function hashTree(dir: string): Record<string, string> {
     }
   };
   walk('');
-  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sorted: Record<string, string> = Object.create(null);
+  for (const path of Object.keys(files).sort()) sorted[path] = files[path] as string;
+  return sorted;
 }
 
 export function hashBytes(bytes: Uint8Array | string): string {

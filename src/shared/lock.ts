@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { integrityOf } from './integrity.ts';
 import { parseJson } from './json.ts';
 import type { Problem } from './problem.ts';
-import { lineOfJsonKey, readText } from './text.ts';
+import { lineOfJsonKey, readInput } from './text.ts';
 
 export const LOCK_FILE = 'framework-lock.json';
 export const LOCK_VERSION = 1;
@@ -26,7 +26,8 @@ export function readLock(path: string, file: string, problems: Problem[]): Lock 
     problems.push({ file, message: 'the lock file is missing: run the installer again (npm create gateline@latest)' });
     return undefined;
   }
-  const text = readText(path);
+  const text = readInput(path, file, problems);
+  if (text === undefined) return undefined;
   const parsed = parseJson(text, file, problems, 'the installer writes the lock: run it again rather than editing this file');
   if (!parsed) return undefined;
   const json = parsed.value;

@@ -10,10 +10,24 @@ export function checkRelativePath(path: string, bad: (message: string) => void):
     return;
   }
   const parts = path.replace(/\/+$/, '').split('/');
-  if (path.includes('\\')) bad(`must use '/' as separator ('${path}')`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\u0000-\u001f\u007f]/.test(path)) bad(`must not contain control characters (${JSON.stringify(path)})`);
+  else if (path.includes('\\')) bad(`must use '/' as separator ('${path}')`);
   else if (parts.includes('..')) bad(`must stay inside the repository: '..' is not allowed ('${path}')`);
   else if (parts.some((p) => p === '' || p === '.')) bad(`must be a plain relative path without empty or '.' parts ('${path}')`);
   else if (parts.some((p) => p.toLowerCase() === '.git')) bad(`must not point into .git ('${path}')`);
+}
+
+/**
+ * The prefix also ends up in shell hooks, YAML workflows and package.json scripts, unquoted, so it
+ * keeps to characters that need no quoting anywhere.
+ */
+export function checkPrefix(prefix: string, bad: (message: string) => void): void {
+  if (!/^[A-Za-z0-9._][A-Za-z0-9._/-]*$/.test(prefix)) {
+    bad(`must be a folder name of letters, digits, '.', '_', '-' and '/' (not starting with '-'), got ${JSON.stringify(prefix)}`);
+    return;
+  }
+  checkRelativePath(prefix, bad);
 }
 
 /**

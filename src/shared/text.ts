@@ -1,8 +1,25 @@
 import { readFileSync } from 'node:fs';
+import type { Problem } from './problem.ts';
 
 /** Reads a text file as the renderer sees it: UTF-8, no BOM, LF line endings. */
 export function readText(path: string): string {
   return normalize(readFileSync(path, 'utf8'));
+}
+
+/**
+ * readText for inputs: a path that is a folder or cannot be read is a problem naming the file,
+ * not an internal error. Undefined when it could not be read (ENOENT included, for the caller).
+ */
+export function readInput(path: string, file: string, problems: Problem[]): string | undefined {
+  try {
+    return readText(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    const why = code === 'EISDIR' ? 'is a folder where a file is expected' : `cannot be read (${code ?? (error as Error).message})`;
+    problems.push({ file, message: `${why}: replace it with the file gateline expects` });
+    return undefined;
+  }
 }
 
 export function normalize(text: string): string {

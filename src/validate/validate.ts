@@ -48,12 +48,12 @@ function checkCore(ctx: Context): Problem[] {
   const actual = hashTree(ctx.coreRoot);
   for (const [path, hash] of Object.entries(lock.files)) {
     const file = `${ctx.coreDisplay}/${path}`;
-    if (actual[path] === undefined) problems.push({ file, message: `is missing from the vendored core: ${reinstall}` });
+    if (!Object.hasOwn(actual, path)) problems.push({ file, message: `is missing from the vendored core: ${reinstall}` });
     else if (actual[path] !== hash)
       problems.push({ file, message: `was edited after vendoring (it no longer matches the lock): ${reinstall}` });
   }
   for (const path of Object.keys(actual)) {
-    if (!(path in lock.files)) {
+    if (!Object.hasOwn(lock.files, path)) {
       problems.push({
         file: `${ctx.coreDisplay}/${path}`,
         message: 'is not part of the vendored core the lock pins: delete it, or run the installer again',

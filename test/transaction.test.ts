@@ -1,0 +1,44 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Transaction } from '../src/init/transaction.ts';
+import { read, snapshot, testdir } from './helpers.ts';
+
+describe('the installer journal', () => {
+  it('a failure half-way through writing puts every file and folder back as it was', () => {
+    const dir = testdir({ 'keep.txt': 'original\n', blocker: 'a file where a folder is needed\n', 'mode.sh': '#!/bin/sh\n' });
+    mkdirSync(join(dir, 'existing'));
+    const before = snapshot(dir);
+    const tx = new Transaction(dir);
+    tx.write('keep.txt', 'changed\n');
+    tx.write('new/deep/file.txt', 'new\n');
+    tx.write('mode.sh', '#!/bin/sh\necho hi\n', 0o755);
+    tx.remove('existing/../keep.txt');
+    tx.ensureDir('made/for/render');
+    expect(() => tx.write('blocker/inside.txt', 'x')).toThrow(/ENOTDIR|EEXIST/);
+    expect(tx.rollback()).toEqual([]);
+    expect(snapshot(dir)).toEqual(before);
+    expect(read(dir, 'keep.txt')).toBe('original\n');
+  });
+
+  it('an aborted signal stops the next change before it is made', () => {
+    const dir = testdir();
+    const controller = new AbortController();
+    const tx = new Transaction(dir, controller.signal);
+    tx.write('a.txt', 'a');
+    controller.abort();
+    expect(() => tx.write('b.txt', 'b')).toThrow();
+    tx.rollback();
+    expect(snapshot(dir)).toEqual({});
+  });
+
+  it('names the files it could not restore', () => {
+    const dir = testdir();
+    const tx = new Transaction(dir);
+    tx.write('a/file.txt', 'x');
+    // Something else replaces the folder with a file of its own: the journal cannot put it back.
+    writeFileSync(join(dir, 'a', 'other'), 'keep\n');
+    expect(tx.rollback()).toEqual([]);
+    expect(read(dir, 'a/other')).toBe('keep\n');
+  });
+});
