@@ -174,6 +174,37 @@ describe('dispatch inputs', () => {
     expect(() => dispatch(input([custom]))).toThrow(/no model for the implementer: its capability_profile 'balanced' is not in model_map/);
   });
 
+  it('reads models and vendors from own keys only: a role or profile named like an Object method has no model', () => {
+    const custom = { ...shipped('claude-code'), roles: ['constructor', 'planner'] };
+    const run =
+      (roles: { name: string; profile: string }[], adapter = custom) =>
+      () =>
+        dispatch({ adapters: [adapter], roles, pins: {} });
+    expect(run([{ name: 'planner', profile: 'toString' }])).toThrow(
+      /no model for the planner: its capability_profile 'toString' is not in model_map/,
+    );
+    expect(run([{ name: 'constructor', profile: 'hasOwnProperty' }])).toThrow(/no model for the constructor/);
+    // A model spelled like an Object method is a model without a vendor, not a function.
+    const odd = { ...custom, modelMap: { deep: 'toString' } };
+    expect(run([{ name: 'planner', profile: 'deep' }], odd)).toThrow(/model 'toString' \(the planner's\) has no vendor in model_vendors/);
+  });
+
+  it("points a VendorPinError at the broken pin in the registry when it knows the registry's path", () => {
+    const error = pinError(['claude-code', 'copilot'], { implementer: 'claude-code', reviewer: 'claude-code' });
+    expect(error.problem).toMatchObject({ file: '--adapter', message: error.message });
+    try {
+      dispatch({
+        ...input(['claude-code', 'copilot'], { implementer: 'claude-code', reviewer: 'claude-code' }),
+        pins: { reviewer: { avoidVendorOf: 'implementer', line: 61 } },
+        pinsFile: 'registry/models.yaml',
+      });
+    } catch (e) {
+      expect((e as VendorPinError).problem).toMatchObject({ file: 'registry/models.yaml', line: 61 });
+      return;
+    }
+    throw new Error('expected a VendorPinError');
+  });
+
   it('a role binds only to an adapter whose manifest lists it', () => {
     expect(() => dispatch(input(['codex']))).toThrow(/no configured adapter runs the planner \(codex runs implementer\)/);
     expect(() => dispatch(input(['claude-code', 'codex'], { reviewer: 'codex' }))).toThrow(

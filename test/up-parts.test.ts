@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Adapter, Headless, RunnerKind } from '../src/up/adapter.ts';
+import { type Adapter, type Headless, type RunnerKind, takesAgentFile } from '../src/up/adapter.ts';
 import { invocation, resumeTemplate } from '../src/up/argv.ts';
 import { assertNoBypass, PermissionBypassError } from '../src/up/guard.ts';
 import { addMeters, meter } from '../src/up/meter.ts';
 import { OutputError, parseOutput } from '../src/up/output.ts';
-import { primaryCopy } from '../src/up/primary.ts';
+import { needsPrimaryCopy, primaryCopy } from '../src/up/primary.ts';
 import type { Registry } from '../src/up/registry.ts';
 import { formatTable } from '../src/up/table.ts';
 import { readVerdict } from '../src/up/verdict.ts';
-import { REPO } from './helpers.ts';
+import { REPO, testdir } from './helpers.ts';
 
 function adapter(name: string, kind: RunnerKind): Adapter {
   const json = JSON.parse(readFileSync(join(REPO, 'adapters', name, 'manifest.json'), 'utf8'));
@@ -37,6 +37,21 @@ describe('the permission-bypass guard', () => {
     ['-c', 'approval_policy="never"'],
     ['--allow-all-tools'],
     ['--allow-all'],
+    // Short flags with the value attached or after '=' (Codex).
+    ['-sdanger-full-access'],
+    ['-s=danger-full-access'],
+    ['-csandbox_mode="danger-full-access"'],
+    // Claude Code settings given inline as JSON.
+    ['--settings', '{"permissions":{"defaultMode":"bypassPermissions"}}'],
+    ['--settings={"permissions":{"defaultMode":"bypassPermissions"}}'],
+    // Codex: never ask for approval.
+    ['--ask-for-approval', 'never'],
+    ['--ask-for-approval=never'],
+    ['-a', 'never'],
+    ['-anever'],
+    // Gemini CLI: auto-approve edits (the role may not have edit at all).
+    ['--approval-mode', 'auto_edit'],
+    ['--approval-mode=auto_edit'],
   ];
   for (const flags of refused) {
     it(`refuses ${flags.join(' ')}`, () => {
@@ -60,8 +75,56 @@ describe('the permission-bypass guard', () => {
     ).not.toThrow();
   });
 
+  it('reads a --settings file (relative to the runner folder, or absolute) and refuses one that sets bypassPermissions', () => {
+    const dir = testdir({
+      'bypass.json': '{"permissions":{"defaultMode":"bypassPermissions"}}',
+      'safe.json': '{"permissions":{"defaultMode":"default"}}',
+    });
+    const guard = (args: string[]) => () => assertNoBypass('claude', ['-p', 'gateline up: x', ...args], 'reviewer', { cwd: dir });
+    expect(guard(['--settings', 'bypass.json'])).toThrow(
+      /refusing to run 'claude' with '--settings bypass\.json': it bypasses the runner's permission checks \(bypass\.json sets bypassPermissions\)/,
+    );
+    expect(guard([`--settings=${join(dir, 'bypass.json')}`])).toThrow(PermissionBypassError);
+    expect(guard(['--settings', 'safe.json'])).not.toThrow();
+    expect(guard(['--settings', '{"permissions":{"defaultMode":"plan"}}'])).not.toThrow();
+    expect(guard(['--settings', 'missing.json'])).not.toThrow();
+    expect(guard(['--settings', '.'])).not.toThrow();
+  });
+
+  it('lets safe values of the new flags through', () => {
+    for (const args of [
+      ['-sread-only'],
+      ['-s=workspace-write'],
+      ['-a', 'on-request'],
+      ['--ask-for-approval=untrusted'],
+      ['--approval-mode', 'plan'],
+    ]) {
+      expect(() => assertNoBypass('codex', ['exec', ...args, 'gateline up: x'], 'x'), args.join(' ')).not.toThrow();
+    }
+  });
+
   it('does not read a prompt that mentions a flag as that flag', () => {
     expect(() => assertNoBypass('claude', ['-p', 'gateline up: never pass --yolo or -y'], 'x')).not.toThrow();
+  });
+});
+
+describe('which lanes are narrowed by an agent file', () => {
+  it('only `--agent` followed by `{role}`, as two elements, hands the runner the agent file', () => {
+    expect(takesAgentFile(['-p', '{prompt}', '--agent', '{role}', '--model', '{model}'])).toBe(true);
+    for (const args of [
+      ['-p', '(as {role}) {prompt}', '--model', '{model}'],
+      ['-p', '{prompt}', '--agent={role}'],
+      ['-p', '{prompt}', '--agent', 'x-{role}'],
+      ['-p', '{prompt}', '--agent', '{role}-x'],
+      ['-p', '{prompt}', '--persona', '{role}'],
+      ['-p', '{prompt}', '{role}', '--agent'],
+    ]) {
+      expect(takesAgentFile(args), args.join(' ')).toBe(false);
+    }
+    expect(takesAgentFile(adapter('gemini-cli', 'gemini').headless?.args ?? [])).toBe(false);
+    expect(takesAgentFile(adapter('codex', 'codex').headless?.args ?? [])).toBe(false);
+    for (const name of ['claude-code', 'opencode', 'copilot'])
+      expect(takesAgentFile(adapter(name, 'text').headless?.args ?? [])).toBe(true);
   });
 });
 
@@ -263,6 +326,17 @@ describe('the opencode primary copy', () => {
     const changed = before.flatMap((line, i) => (line === after[i] ? [] : [`${line} -> ${after[i]}`]));
     expect(changed).toEqual(['name: reviewer -> name: gateline-reviewer', 'mode: subagent -> mode: primary']);
     expect(copy).toContain('permission:\n  "*": deny\n  read: allow\n');
+  });
+
+  it('is needed exactly when the rendered file says mode: subagent in its frontmatter, whatever the command', () => {
+    expect(needsPrimaryCopy(rendered)).toBe(true);
+    expect(needsPrimaryCopy(readFileSync(join(REPO, '.claude/agents/reviewer.md'), 'utf8'))).toBe(false);
+    expect(needsPrimaryCopy(rendered.replace('mode: subagent', 'mode: primary'))).toBe(false);
+    expect(needsPrimaryCopy(rendered.replace('mode: subagent\n', '').replace('# Reviewer', 'mode: subagent\n# Reviewer'))).toBe(false);
+    // A quoted spelling still counts, and the copy then refuses it rather than run the subagent by name.
+    const quoted = rendered.replace('mode: subagent', 'mode: "subagent"');
+    expect(needsPrimaryCopy(quoted)).toBe(true);
+    expect(() => primaryCopy(quoted, 'reviewer')).toThrow(/mode: "subagent"/);
   });
 
   it('refuses a file without the expected name line or with an unknown mode', () => {

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FrameworkError } from '../src/shared/problem.ts';
+import { type Adapter, loadAdapters } from '../src/up/adapter.ts';
 import { loadRegistry } from '../src/up/registry.ts';
+import { vendorConflicts } from '../src/up/vendors.ts';
 import { REPO, testdir } from './helpers.ts';
 
 /** Loads a registry text; returns the problems as `file:line: message` lines (empty when it loads). */
@@ -101,5 +104,39 @@ describe('the model registry', () => {
 
   it('says so when the file is missing', () => {
     expect(() => loadRegistry(join(testdir(), 'nope.yaml'), 'registry/models.yaml')).toThrow(/model registry is missing/);
+  });
+});
+
+describe("the registry's vendors against the manifests' model_vendors", () => {
+  const adapters = loadAdapters(REPO, '', ['claude-code', 'codex', 'copilot', 'gemini-cli', 'opencode']);
+  const registry = (text: string) => {
+    const dir = testdir({ 'models.yaml': text });
+    return loadRegistry(join(dir, 'models.yaml'), 'registry/models.yaml');
+  };
+
+  it('agree in the shipped files', () => {
+    expect(vendorConflicts(adapters, loadRegistry(join(REPO, 'registry/models.yaml'), 'registry/models.yaml'))).toEqual([]);
+  });
+
+  it('a model both name with different vendors is a problem naming the manifest line, the registry line, the model and both vendors', () => {
+    const claude = readFileSync(join(REPO, 'adapters/claude-code/manifest.json'), 'utf8').split('\n');
+    // The key's line inside model_vendors, not the earlier model_map value of the same spelling.
+    const line = claude.findIndex((l) => l.includes('"opus": "anthropic"')) + 1;
+    expect(line).toBeGreaterThan(claude.findIndex((l) => l.includes('"deep": "opus"')) + 1);
+    expect(vendorConflicts(adapters, registry(GOOD.replace('vendor: anthropic', 'vendor: openai')))).toEqual([
+      {
+        file: 'adapters/claude-code/manifest.json',
+        line,
+        message:
+          "model_vendors says model 'opus' is from vendor 'anthropic', but registry/models.yaml:2 says 'openai': " +
+          'the decorrelation pins compare vendors, so make the two agree',
+      },
+    ]);
+  });
+
+  it('a model only one of them names, or named like an Object method, is no conflict', () => {
+    expect(vendorConflicts(adapters, registry(GOOD.replace('opus:', 'some-other-model:').replace('anthropic', 'openai')))).toEqual([]);
+    const odd = { ...(adapters[0] as Adapter), vendors: { toString: 'anthropic', constructor: 'openai' } };
+    expect(vendorConflicts([odd], registry(GOOD))).toEqual([]);
   });
 });

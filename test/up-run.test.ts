@@ -25,7 +25,7 @@ const argv = process.argv.slice(2);
 const script = JSON.parse(fs.readFileSync(process.env.FAKE_SCRIPT, 'utf8'));
 const log = process.env.FAKE_LOG;
 const flag = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
-const prompt = argv.find((a) => a.startsWith('gateline up:')) || '';
+const prompt = argv.find((a) => a.includes('gateline up:')) || '';
 const role = (/you are the ([a-z-]+)/.exec(prompt) || [])[1] || 'unknown';
 const earlier = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 const call = earlier.filter((e) => e.role === role).length;
@@ -171,14 +171,32 @@ const BYPASS = [
   '--auto',
   'bypassPermissions',
   'yolo',
+  'auto_edit',
   'danger-full-access',
   '--allow-all-tools',
 ];
 
-/** No runner ever received a permission-bypassing flag. */
+/** Flags whose value is a bypass only for them: `never` is a word elsewhere. */
+const BYPASS_AFTER: Record<string, RegExp> = {
+  '--ask-for-approval': /^never$/,
+  '-a': /^never$/,
+  '--settings': /bypassPermissions/,
+};
+
+/** No runner ever received a permission-bypassing flag, in any spelling: `--f=v`, `-fv`, `-f=v` or `--f v`. */
 function expectNoBypass(entries: Entry[]) {
   expect(entries.length).toBeGreaterThan(0);
-  for (const e of entries) for (const arg of e.argv) expect(BYPASS, `${e.runner} ${e.argv.join(' ')}`).not.toContain(arg.split('=').pop());
+  for (const e of entries) {
+    for (const [i, arg] of e.argv.entries()) {
+      const where = `${e.runner} ${e.argv.join(' ')}`;
+      const short = /^-[A-Za-z]./.test(arg) ? [arg.slice(0, 2), arg.slice(2).replace(/^=/, '')] : undefined;
+      const long =
+        arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : undefined;
+      const [flag, value] = short ?? long ?? [arg, e.argv[i + 1]];
+      for (const part of [arg, flag, short || long ? value : undefined]) expect(BYPASS, where).not.toContain(part);
+      expect(value !== undefined && BYPASS_AFTER[flag as string]?.test(value), where).not.toBe(true);
+    }
+  }
 }
 
 function runDir(dir: string): string {
@@ -269,10 +287,53 @@ describe('gateline up --plan', () => {
     expect((await up(dir, ['--plan', '--adapter', 'claude-code', '--bind', 'boss=claude-code'])).stderr).toMatch(/'boss' is not a role/);
     expect((await up(dir, ['x', '--adapter', 'claude-code', '--rounds', 'two'])).stderr).toMatch(/--rounds must be a whole number/);
     expect((await up(dir, ['x', '--adapter', 'claude-code', '--timeout', '0'])).stderr).toMatch(/--timeout must be a positive number/);
-    for (const args of [['--plan'], ['x', '--adapter', 'claude-code', '--rounds', 'two'], ['--plan', '--adapter', 'nope']]) {
+    for (const args of [['--plan'], ['x', '--adapter', 'claude-code', '--rounds', 'two']]) {
       expect((await up(dir, args)).code).toBe(2);
     }
     expect((await up(dir, ['--help'])).stdout).toMatch(/^Usage: gateline up/);
+  });
+
+  it('an unknown adapter is a problem with the inputs: exit 1, as in the installer, with the same message', async () => {
+    const dir = repo();
+    const r = await up(dir, ['--plan', '--adapter', 'claude-code', '--adapter', 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/unknown adapter 'nope' \(known: claude-code, codex, copilot, gemini-cli, opencode\)/);
+  });
+
+  it('a profile named like an Object method (toString) has no model, rather than a function for one', async () => {
+    const dir = checkout();
+    copyTree(join(REPO, 'registry'), join(dir, 'registry'));
+    writeFileSync(
+      join(dir, 'roles/reviewer.md'),
+      read(dir, 'roles/reviewer.md').replace('capability_profile: deep', 'capability_profile: toString'),
+    );
+    const r = await up(dir, ['--plan', '--adapter', 'claude-code']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /adapters\/claude-code\/manifest\.json: no model for the reviewer: its capability_profile 'toString' is not in model_map/,
+    );
+    expect(r.stderr).not.toMatch(/native code/);
+  });
+
+  it("stops when the registry and a manifest's model_vendors name different vendors for one model", async () => {
+    const dir = checkout();
+    copyTree(join(REPO, 'registry'), join(dir, 'registry'));
+    const registry = read(dir, 'registry/models.yaml');
+    writeFileSync(join(dir, 'registry/models.yaml'), registry.replace('  opus:\n    vendor: anthropic', '  opus:\n    vendor: openai'));
+    const registryLine = registry.split('\n').indexOf('  opus:') + 1;
+    const manifestLine =
+      read(dir, 'adapters/claude-code/manifest.json')
+        .split('\n')
+        .findIndex((l) => l.includes('"opus": "anthropic"')) + 1;
+    const r = await up(dir, ['--plan', '--adapter', 'claude-code']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `adapters/claude-code/manifest.json:${manifestLine}: model_vendors says model 'opus' is from vendor 'anthropic', ` +
+        `but registry/models.yaml:${registryLine} says 'openai'`,
+    );
+    // Only the configured adapters are compared: opencode names no Anthropic model.
+    expect((await up(dir, ['--plan', '--adapter', 'opencode'])).code).toBe(0);
   });
 
   it('in a host, reads the manifests, roles and registry of the vendored core and only the adapters the lock selects', async () => {
@@ -407,6 +468,56 @@ describe('gateline up "<task>"', () => {
       /adapters\/gemini-cli\/manifest\.json: cannot run the planner narrowed on gemini-cli: it takes no agent file[\s\S]*--accept-unnarrowed gemini-cli/,
     );
     expect(f.entries()).toEqual([]);
+  });
+
+  it('a {role} inside a prompt template is no agent flag: such a runner is refused unless accepted, and then says so', async () => {
+    const templated = () =>
+      repo((d) => {
+        const file = join(d, 'adapters/gemini-cli/manifest.json');
+        writeFileSync(file, read(d, 'adapters/gemini-cli/manifest.json').replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"'));
+      });
+    const f = fakes();
+    const refused = await up(templated(), ['task', '--adapter', 'gemini-cli'], f.env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /cannot run the reviewer narrowed on gemini-cli: it takes no agent file[\s\S]*--accept-unnarrowed gemini-cli/,
+    );
+    expect(f.entries()).toEqual([]);
+
+    const dir = templated();
+    const r = await up(dir, ['task', '--adapter', 'gemini-cli', '--accept-unnarrowed', 'gemini-cli'], f.env);
+    expect(r.code).toBe(0);
+    const bindings = JSON.parse(readFileSync(join(runDir(dir), 'bindings.json'), 'utf8'));
+    for (const b of bindings.bindings) expect(b.how, b.role).toMatch(/^instructions in the prompt \(no agent flag\)/);
+    for (const e of f.entries()) {
+      expect(e.argv).not.toContain('--agent');
+      expect(e.argv[1]).toMatch(new RegExp(`^\\(as ${e.role}\\) gateline up: you are the ${e.role}`));
+      if (e.call === 0) expect(e.argv[1]).toMatch(/# Your role's instructions/);
+    }
+  });
+
+  it('runs the primary copy whenever the rendered file says mode: subagent, whatever the command is called (/usr/bin/env opencode)', async () => {
+    const dir = repo((d) => {
+      const file = join(d, 'adapters/opencode/manifest.json');
+      const text = read(d, 'adapters/opencode/manifest.json')
+        .replace('"command": "opencode"', '"command": "/usr/bin/env"')
+        .replace('"args": ["run"', '"args": ["opencode", "run"')
+        .replace('"resume_args": ["run"', '"resume_args": ["opencode", "run"');
+      writeFileSync(file, text);
+    });
+    const f = fakes();
+    const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(0);
+    const opencode = f.entries().filter((e) => e.runner === 'opencode');
+    expect(opencode.map((e) => e.role)).toEqual(['planner', 'implementer', 'implementer']);
+    for (const e of opencode) {
+      expect(e.fallback, `${e.role} fell back to opencode's default agent`).toBe(false);
+      expect(e.agent).toBe(`gateline-${e.role}`);
+      expect(e.configDir).toBeTruthy();
+      expect(e.agentText).toMatch(/^mode: primary$/m);
+    }
+    const bindings = JSON.parse(readFileSync(join(runDir(dir), 'bindings.json'), 'utf8'));
+    expect(bindings.bindings[0].how).toBe('--agent gateline-planner: a primary copy of .opencode/agents/planner.md, same permission map');
   });
 
   it('gemini-cli + opencode: role instructions in the Gemini prompt, a fresh implementer run instead of a resume, estimated cost', async () => {
@@ -627,6 +738,135 @@ describe('gateline up failures', () => {
       /adapters\/claude-code\/manifest\.json \(headless\): refusing to run 'claude' with '--permission-mode bypassPermissions'/,
     );
     expect(f.entries()).toEqual([]);
+  });
+});
+
+describe('gateline up --json failures: one JSON object on stdout, the same exit codes', () => {
+  /** stdout must be exactly one JSON object. */
+  const one = (stdout: string) => {
+    expect(stdout.trim().split('\n')).toHaveLength(1);
+    return JSON.parse(stdout);
+  };
+
+  it('usage errors: exit 2, {ok:false, problems}', async () => {
+    const dir = repo();
+    for (const args of [
+      ['--plan', '--json'],
+      ['--plan', '--json', '--adapter', 'claude-code', '--frobnicate'],
+      ['--json', '--adapter', 'claude-code'],
+      ['x', '--json', '--adapter', 'claude-code', '--rounds', 'two'],
+      ['--plan', '--json', '--adapter', 'claude-code', '--bind', 'boss=claude-code'],
+    ]) {
+      const r = await up(dir, args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(one(r.stdout)).toEqual({ ok: false, problems: [{ file: 'gateline up', message: expect.any(String) }] });
+      expect(r.stderr).toBe('');
+    }
+    expect(one((await up(dir, ['--plan', '--json'])).stdout).problems[0].message).toMatch(/^no --adapter given/);
+    expect(one((await up(dir, ['--json', '--adapter', 'claude-code', '--frobnicate'])).stdout).problems[0].message).toMatch(
+      /Unknown option '--frobnicate'$/,
+    );
+  });
+
+  it('problems with the inputs: exit 1, each problem with its file and line', async () => {
+    const dir = repo();
+    const unknown = await up(dir, ['--plan', '--json', '--adapter', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(one(unknown.stdout)).toEqual({
+      ok: false,
+      problems: [{ file: '--adapter', message: "unknown adapter 'nope' (known: claude-code, codex, copilot, gemini-cli, opencode)" }],
+    });
+    writeFileSync(join(dir, 'roles/reviewer.md'), read(dir, 'roles/reviewer.md').replace('# Reviewer', '# Reviewer (changed)'));
+    const stale = await up(dir, ['task', '--json', '--adapter', 'claude-code']);
+    expect(stale.code).toBe(1);
+    expect(one(stale.stdout)).toMatchObject({
+      ok: false,
+      problems: expect.arrayContaining([{ file: '.claude/agents/reviewer.md', message: 'is stale' }]),
+    });
+    expect(stale.stderr).not.toMatch(/is stale/);
+  });
+
+  it('a pin violation points at the pin in the registry', async () => {
+    const dir = repo();
+    const pinLine = read(dir, 'registry/models.yaml').split('\n').indexOf('  reviewer:') + 1;
+    const r = await up(dir, [
+      '--plan',
+      '--json',
+      '--adapter',
+      'claude-code',
+      '--adapter',
+      'opencode',
+      '--bind',
+      'implementer=claude-code',
+      '--bind',
+      'reviewer=claude-code',
+    ]);
+    expect(r.code).toBe(1);
+    expect(one(r.stdout)).toEqual({
+      ok: false,
+      problems: [{ file: 'registry/models.yaml', line: pinLine, message: expect.stringMatching(/^P5 pin violated: the reviewer/) }],
+    });
+  });
+
+  it('a bypass flag in a headless block points at the manifest; a refused runner is in the run summary', async () => {
+    const dir = repo((d) => {
+      const file = join(d, 'adapters/claude-code/manifest.json');
+      writeFileSync(
+        file,
+        read(d, 'adapters/claude-code/manifest.json').replace('"--output-format", "json"', '"--output-format", "json", "-y"'),
+      );
+    });
+    const headless =
+      read(dir, 'adapters/claude-code/manifest.json')
+        .split('\n')
+        .findIndex((l) => l.includes('"headless"')) + 1;
+    const f = fakes();
+    const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    const data = one(r.stdout);
+    expect(data).toMatchObject({ ok: false, status: 'error', exitCode: 1 });
+    expect(data.problems).toEqual([
+      { file: 'adapters/claude-code/manifest.json', line: headless, message: expect.stringMatching(/refusing to run 'claude' with '-y'/) },
+    ]);
+    expect(f.entries()).toEqual([]);
+  });
+
+  it('a failed runner: the run summary with ok:false and the problem at its error.txt; Ctrl-C keeps exit 130', async () => {
+    const dir = repo();
+    const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'crash' }] });
+    const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    const data = one(r.stdout);
+    expect(data).toMatchObject({ ok: false, status: 'crashed', exitCode: 1 });
+    expect(data.problems).toEqual([
+      {
+        file: expect.stringMatching(/^\.gateline\/runs\/[^/]+\/02-implementer\/error\.txt$/),
+        message: expect.stringMatching(/exited with code 3/),
+      },
+    ]);
+    expect(JSON.parse(readFileSync(join(runDir(dir), 'summary.json'), 'utf8'))).toEqual(data);
+
+    const controller = new AbortController();
+    controller.abort();
+    const interrupted = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env, controller.signal);
+    expect(interrupted.code).toBe(130);
+    expect(one(interrupted.stdout)).toEqual({
+      ok: false,
+      problems: [{ file: 'gateline up', message: expect.stringMatching(/interrupted/) }],
+    });
+  });
+
+  it('a verdict of FAIL is a failure too; a PASS is ok:true', async () => {
+    const dir = repo();
+    const failing = fakes({ reports: { ...HAPPY, reviewer: ['VERDICT: APPROVE'], verifier: ['VERDICT: FAIL'] } });
+    const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], failing.env);
+    expect(r.code).toBe(1);
+    expect(one(r.stdout)).toMatchObject({ ok: false, verdict: 'FAIL', problems: [{ message: 'the verifier says FAIL' }] });
+    const passing = await up(dir, ['task', '--json', '--adapter', 'claude-code'], fakes().env);
+    expect(passing.code).toBe(0);
+    const data = one(passing.stdout);
+    expect(data).toMatchObject({ ok: true, verdict: 'PASS' });
+    expect(data).not.toHaveProperty('problems');
   });
 });
 

@@ -16,7 +16,11 @@ export interface Headless {
   resumeArgs?: string[];
 }
 
-/** Which output the runner prints, picked by the command's name: a custom adapter running `claude` reads like Claude Code. */
+/**
+ * Which output the runner prints, picked by the command's name: a custom adapter running `claude`
+ * reads like Claude Code. Only output parsing uses it: how a role is narrowed is decided from the
+ * args and the rendered file (lanes.ts), never from a name that `/usr/bin/env` or a wrapper hides.
+ */
 export type RunnerKind = 'claude' | 'opencode' | 'gemini' | 'codex' | 'text';
 
 export interface Adapter {
@@ -83,6 +87,15 @@ function readHeadless(h: Record<string, unknown>, bad: (key: string, message: st
     sessionField: h.session_field as string | undefined,
     resumeArgs: resume,
   };
+}
+
+/**
+ * True when the runner is handed the role's agent file: the args hold `--agent` then `{role}` as
+ * two elements. Nothing looser counts: a `{role}` inside a prompt template (`(as {role}) {prompt}`)
+ * names the role in text and narrows nothing, so such a lane must be treated as unnarrowed.
+ */
+export function takesAgentFile(args: string[]): boolean {
+  return args.some((a, i) => a === '--agent' && args[i + 1] === '{role}');
 }
 
 function strings(value: unknown): string[] | undefined {

@@ -1,15 +1,14 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FrameworkError, UsageError } from '../shared/problem.ts';
-import { paint, problemLines } from '../shared/report.ts';
-import { PIPELINE, VendorPinError } from './dispatch.ts';
-import { PermissionBypassError } from './guard.ts';
+import { UsageError } from '../shared/problem.ts';
+import { paint } from '../shared/report.ts';
+import { PIPELINE } from './dispatch.ts';
+import { describeFailure } from './failure.ts';
 import { type Lanes, prepareLanes } from './lanes.ts';
-import { addMeters } from './meter.ts';
-import { type Outcome, runPipeline } from './pipeline.ts';
+import { runPipeline } from './pipeline.ts';
 import { openRecord, type RunRecord } from './record.ts';
 import { StepError, type StepResult } from './step.ts';
-import { costTable, roleCosts } from './summary.ts';
+import { costTable, type Ending, runSummary } from './summary.ts';
 import { formatTable } from './table.ts';
 import { assertFresh, loadWorkspace, type Workspace } from './workspace.ts';
 
@@ -45,7 +44,8 @@ Options:
                       run roles on NAME although it takes no agent file (Gemini CLI, Codex exec):
                       their tools are then the runner's defaults, not only the role's capabilities
   --plan              print the bindings and exit; runs nothing
-  --json              print the plan (or the run's summary) as one JSON object
+  --json              print the plan (or the run's summary) as one JSON object; any failure
+                      prints {"ok": false, "problems": [{file, line?, message}]} instead
   --rounds N          at most N rounds of changes after the reviewer asks (default 2)
   --timeout S         stop a runner after S seconds (default 1800)
   --root DIR          start looking for the host (or checkout) in DIR
@@ -55,7 +55,8 @@ Options:
 
 Runs are recorded under <prefix>/runs/<id>/ (ignored by git). No permission-bypassing flag is
 ever passed to a runner. Exit codes: 0 the verifier says PASS (or --plan), 1 FAIL, a failed
-runner, a pin violation or a problem in the inputs, 2 a usage error, 130 interrupted.`;
+runner, a pin violation or a problem in the inputs (an unknown --adapter included), 2 a usage
+error, 130 interrupted.`;
 
 const OPTIONS = {
   adapter: { type: 'string', multiple: true },
@@ -74,39 +75,28 @@ const OPTIONS = {
 export async function run(argv: string[], io: UpIo): Promise<number> {
   const out = (text: string) => io.stdout.write(`${text}\n`);
   const log = (text: string) => io.stderr.write(`${text}\n`);
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (error) {
-    log(`gateline up: ${(error as Error).message}\nRun 'gateline up --help' for usage.`);
-    return 2;
-  }
-  if (args.help) {
-    out(USAGE);
-    return 0;
-  }
-
+  // Known before the flags parse, so a usage error is JSON too when --json was asked for.
+  let json = wantsJson(argv);
+  let verbose = false;
   let record: RunRecord | undefined;
   let lanes: Lanes | undefined;
   const steps: StepResult[] = [];
-  const finish = (outcome: Outcome | { code: 1 | 130; reason: string; status: string }) => {
+  /** Writes the run's summary to the record and prints it (or, without --json, the cost table). */
+  const finish = (outcome: Ending) => {
     if (!record) return;
-    const roles = roleCosts(steps);
-    const summary = {
-      id: record.id,
-      status: 'status' in outcome ? outcome.status : outcome.code === 0 ? 'pass' : 'fail',
-      verdict: 'verdict' in outcome ? outcome.verdict : undefined,
-      reason: outcome.reason,
-      exitCode: outcome.code,
-      steps: steps.map((s) => ({ label: s.label, ...s.binding, resumed: s.resumed, session: s.parsed.session, ...s.meter })),
-      roles,
-      total: addMeters(roles),
-    };
+    const summary = runSummary(record, steps, outcome);
     record.write('summary.json', summary);
-    if (args.json) out(JSON.stringify(summary));
-    else if (steps.length) out(`\n${costTable(roles)}`);
+    if (json) out(JSON.stringify(summary));
+    else if (steps.length) out(`\n${costTable(summary.roles)}`);
   };
   try {
+    const args = parse(argv);
+    json = args.json ?? false;
+    verbose = args.verbose ?? false;
+    if (args.help) {
+      out(USAGE);
+      return 0;
+    }
     const ws = loadWorkspace({
       start: args.root ? resolve(io.cwd, args.root) : io.cwd,
       prefix: args.prefix,
@@ -115,7 +105,7 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
     });
     for (const advisory of ws.dispatch.advisories) log(paint('yellow', advisory, io.stderr));
     if (args.plan) {
-      if (args.json) out(JSON.stringify({ ok: true, mode: ws.ctx.mode, root: ws.ctx.root, adapters: args.adapters, ...ws.dispatch }));
+      if (json) out(JSON.stringify({ ok: true, mode: ws.ctx.mode, root: ws.ctx.root, adapters: args.adapters, ...ws.dispatch }));
       else out(planTable(ws));
       return 0;
     }
@@ -146,30 +136,25 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
     });
     finish(outcome);
     const verdict = `${outcome.verdict ? `VERDICT: ${outcome.verdict}` : 'no verdict'}: ${outcome.reason}`;
-    if (!args.json) out(outcome.code === 0 ? verdict : paint('red', verdict, io.stdout));
+    if (!json) out(outcome.code === 0 ? verdict : paint('red', verdict, io.stdout));
     return outcome.code;
   } catch (error) {
-    if (error instanceof StepError) {
-      const interrupted = error.kind === 'interrupted';
-      log(
-        `${paint('red', 'gateline up:', io.stderr)} ${interrupted ? `interrupted: the runners were stopped. ${error.message}` : error.message}`,
-      );
-      finish({ code: interrupted ? 130 : 1, reason: error.message, status: interrupted ? 'interrupted' : error.kind });
-      return interrupted ? 130 : 1;
-    }
-    if (error instanceof UsageError) {
-      log(`gateline up: ${error.message}\nRun 'gateline up --help' for usage.`);
-      return 2;
-    }
-    if (error instanceof FrameworkError) log(problemLines(error.problems, io.stderr).join('\n'));
-    else if (error instanceof VendorPinError || error instanceof PermissionBypassError)
-      log(`${paint('red', 'gateline up:', io.stderr)} ${error.message}`);
-    else log(`gateline up: internal error: ${args.verbose ? ((error as Error).stack ?? String(error)) : (error as Error).message}`);
-    finish({ code: 1, reason: (error as Error).message, status: 'error' });
-    return 1;
+    const failure = describeFailure(error, io.stderr, verbose);
+    // With --json, stdout holds exactly one object: the run's summary once a record exists, else the problems alone.
+    if (!json) log(failure.prose);
+    if (record && failure.code !== 2)
+      finish({ code: failure.code, reason: (error as Error).message, status: failure.status, problems: failure.problems });
+    else if (json) out(JSON.stringify({ ok: false, problems: failure.problems }));
+    return failure.code;
   } finally {
     lanes?.cleanup();
   }
+}
+
+/** True when --json is among the flags (before a `--`, after which everything is the task). */
+function wantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 function planTable(ws: Workspace): string {
@@ -179,9 +164,17 @@ function planTable(ws: Workspace): string {
   );
 }
 
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  }
+}
+
 /** Parses and checks the flags; throws UsageError (exit 2) for anything wrong. */
 function parse(argv: string[]) {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseFlags(argv);
   const adapters = values.adapter ?? [];
   if (values.help) return { ...values, adapters, forced: {}, rounds: 2, timeoutMs: 0, task: '' };
   if (adapters.length === 0) throw new UsageError('no --adapter given: name at least one runner, e.g. --adapter claude-code');

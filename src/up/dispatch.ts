@@ -1,3 +1,4 @@
+import { modelFor } from '../render/model.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 
 // The dispatch seam: which adapter and model runs each role. Pure (no files, no processes), so
@@ -31,7 +32,9 @@ export interface DispatchInput {
   adapters: DispatchAdapter[];
   /** In pipeline order. */
   roles: DispatchRole[];
-  pins: Record<string, { avoidVendorOf: string }>;
+  pins: Record<string, { avoidVendorOf: string; line?: number }>;
+  /** Where the pins are written (the registry's display path), so a broken pin can be pointed at. */
+  pinsFile?: string;
   /** role -> adapter, from --bind. */
   forced?: Record<string, string>;
 }
@@ -58,9 +61,17 @@ export class VendorPinError extends Error {
   override name = 'VendorPinError';
   readonly binding: Binding;
   readonly avoided: Binding;
-  constructor(binding: Binding, avoided: Binding, configured: string[], forced: Record<string, string>) {
-    const bound = forced[binding.role] ?? forced[avoided.role];
-    const forcedRole = forced[binding.role] ? binding.role : avoided.role;
+  /** The error as a problem at the broken pin, for --json. */
+  readonly problem: Problem;
+  constructor(
+    binding: Binding,
+    avoided: Binding,
+    configured: string[],
+    forced: Record<string, string>,
+    pin: { file?: string; line?: number } = {},
+  ) {
+    const bound = own(forced, binding.role) ?? own(forced, avoided.role);
+    const forcedRole = own(forced, binding.role) ? binding.role : avoided.role;
     super(
       [
         `P5 pin violated: the ${binding.role} must not share a model vendor with the ${avoided.role} (registry pin 'avoid_vendor_of: ${avoided.role}'), ` +
@@ -73,10 +84,14 @@ export class VendorPinError extends Error {
     );
     this.binding = binding;
     this.avoided = avoided;
+    this.problem = { file: pin.file ?? '--adapter', ...(pin.line ? { line: pin.line } : {}), message: this.message };
   }
 }
 
 const pad = (role: string) => `${role}:`.padEnd(13);
+
+/** A record's own value: a role named like an Object method (`constructor`) must not find one on the prototype. */
+const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.hasOwn(record, key) ? record[key] : undefined);
 
 type Option = Omit<Binding, 'pin'>;
 
@@ -98,7 +113,7 @@ export function dispatch(input: DispatchInput): Dispatch {
   const index = new Map(input.roles.map((r, i) => [r.name, i]));
   // Only pins between two roles of this pipeline mean anything here.
   const pins = input.roles.flatMap((r, i) => {
-    const target = index.get(input.pins[r.name]?.avoidVendorOf ?? '');
+    const target = index.get(own(input.pins, r.name)?.avoidVendorOf ?? '');
     return target === undefined ? [] : [{ role: i, target }];
   });
   const violations = (chosen: Option[]) =>
@@ -111,11 +126,13 @@ export function dispatch(input: DispatchInput): Dispatch {
   if (broken.length && input.adapters.length > 1) {
     const first = broken[0] as { role: number; target: number };
     const bind = (i: number): Binding => ({ ...(chosen[i] as Option), pin: 'n/a' });
+    const role = bind(first.role);
     throw new VendorPinError(
-      bind(first.role),
+      role,
       bind(first.target),
       input.adapters.map((a) => a.name),
       forced,
+      { file: input.pinsFile, line: own(input.pins, role.role)?.line },
     );
   }
 
@@ -137,7 +154,7 @@ export function dispatch(input: DispatchInput): Dispatch {
 
 /** Every adapter a role may run on, in preference order, with its model and vendor. */
 function optionsFor(role: DispatchRole, adapters: DispatchAdapter[], forced: Record<string, string>, problems: Problem[]): Option[] {
-  const pick = forced[role.name];
+  const pick = own(forced, role.name);
   let candidates = adapters.filter((a) => a.roles.includes(role.name));
   if (pick !== undefined) {
     const adapter = adapters.find((a) => a.name === pick);
@@ -165,7 +182,7 @@ function optionsFor(role: DispatchRole, adapters: DispatchAdapter[], forced: Rec
   }
   const options: Option[] = [];
   for (const adapter of candidates) {
-    const model = adapter.modelOverrides[role.name] ?? adapter.modelMap[role.profile];
+    const model = modelFor(adapter, role.name, role.profile);
     if (!model) {
       problems.push({
         file: adapter.file,
@@ -173,7 +190,8 @@ function optionsFor(role: DispatchRole, adapters: DispatchAdapter[], forced: Rec
       });
       continue;
     }
-    const vendor = adapter.vendors[model];
+    // Own keys only, as for the model: a model spelled like an Object method has no vendor.
+    const vendor = own(adapter.vendors, model);
     if (!vendor) {
       problems.push({
         file: adapter.file,

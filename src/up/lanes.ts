@@ -3,21 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readOverlay } from '../render/overlay.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
-import type { Adapter } from './adapter.ts';
+import { lineOfJsonKey } from '../shared/text.ts';
+import { type Adapter, takesAgentFile } from './adapter.ts';
 import { invocation, resumeTemplate } from './argv.ts';
 import type { Binding } from './dispatch.ts';
 import { assertNoBypass } from './guard.ts';
-import { PRIMARY_PREFIX, primaryCopy } from './primary.ts';
+import { needsPrimaryCopy, PRIMARY_PREFIX, primaryCopy } from './primary.ts';
 import type { RunRecord } from './record.ts';
 import type { Workspace } from './workspace.ts';
 
-// How each bound role is started on its runner:
-// - Claude Code (and any runner whose args pass {role}): `--agent <role>` on the rendered file.
-// - opencode: `--agent gateline-<role>` on a primary copy in a temporary OPENCODE_CONFIG_DIR
-//   (see primary.ts for why the rendered subagent file cannot be run directly).
-// - Gemini CLI (and any runner whose args lack {role}): it has no --agent flag, so the role's
-//   instructions go in the prompt. Its tools are then NOT narrowed by the role in this run; the
-//   rendered .gemini/agents file narrows them only when a main Gemini session delegates to it.
+// How each bound role is started on its runner, decided from the manifest's args and the
+// rendered file, never from the command's name (a wrapper or `/usr/bin/env` hides it):
+// - args holding `--agent` then `{role}`: the runner is handed the rendered agent file.
+//   - When that file says `mode: subagent` (opencode's do), `--agent gateline-<role>` on a primary
+//     copy in a temporary OPENCODE_CONFIG_DIR (see primary.ts for why the subagent file cannot be
+//     run directly).
+//   - Else `--agent <role>` on the rendered file (Claude Code).
+// - Anything else (Gemini CLI, Codex exec, a `{role}` only inside a prompt template): the runner
+//   takes no agent file, so the role's instructions go in the prompt. Its tools are then NOT
+//   narrowed by the role in this run; the rendered file narrows them only when a main session of
+//   that runner delegates to it.
 
 export interface Lane {
   binding: Binding;
@@ -63,7 +68,7 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
       }
       const file = `${adapter.manifest.outputDir}/${adapter.manifest.filename.replaceAll('{role}', binding.role)}`;
       let lane: Lane;
-      if (!adapter.headless.args.some((a) => a.includes('{role}'))) {
+      if (!takesAgentFile(adapter.headless.args)) {
         if (!accepted.includes(adapter.name)) {
           problems.push({
             file: adapter.manifest.file,
@@ -85,25 +90,24 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
           `note: ${adapter.name} takes no agent file, so the ${binding.role}'s instructions go in its prompt and its tools are NOT narrowed to the role's ` +
             `capabilities in this run (only the runner's own approval rules apply); ${file} narrows them only when a main session delegates to it.`,
         );
-      } else if (adapter.kind === 'opencode') {
-        configDir ??= mkdtempSync(join(tmpdir(), 'gateline-opencode-'));
-        const name = `${PRIMARY_PREFIX}${binding.role}`;
-        const copy = primaryCopy(readFileSync(join(ws.ctx.root, file), 'utf8'), binding.role);
-        mkdirSync(join(configDir, 'agents'), { recursive: true });
-        writeFileSync(join(configDir, 'agents', `${name}.md`), copy);
-        record.write(`opencode-agents/${name}.md`, copy);
-        lane = {
-          binding,
-          adapter,
-          agent: name,
-          env: { OPENCODE_CONFIG_DIR: configDir },
-          how: `--agent ${name}: a primary copy of ${file}, same permission map`,
-        };
-      } else lane = { binding, adapter, agent: binding.role, how: `--agent ${binding.role}: ${file}` };
+      } else {
+        const made = agentFileLane(ws, record, binding, adapter, file, () => {
+          configDir ??= mkdtempSync(join(tmpdir(), 'gateline-opencode-'));
+          return configDir;
+        });
+        if ('message' in made) {
+          problems.push(made);
+          continue;
+        }
+        lane = made;
+      }
       // Checked before anything runs, so a bad headless block costs no tokens; step.ts checks the final argv again.
       for (const session of [undefined, ...(resumeTemplate(adapter) ? ['session'] : [])]) {
         const inv = invocation(adapter, { prompt: 'gateline up: preflight', role: lane.agent, model: binding.model, session });
-        assertNoBypass(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`);
+        assertNoBypass(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`, {
+          cwd: ws.ctx.root,
+          at: { file: adapter.manifest.file, line: lineOfJsonKey(adapter.manifest.text, 'headless') },
+        });
       }
       byRole.set(binding.role, lane);
     }
@@ -113,6 +117,44 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
     cleanup();
     throw error;
   }
+}
+
+/**
+ * A lane whose runner is handed the rendered file by `--agent`. A file that says `mode: subagent`
+ * runs as a primary copy in the shared temporary config folder (`configDir` makes it on first use).
+ */
+function agentFileLane(
+  ws: Workspace,
+  record: RunRecord,
+  binding: Binding,
+  adapter: Adapter,
+  file: string,
+  configDir: () => string,
+): Lane | Problem {
+  const rendered = readFileSync(join(ws.ctx.root, file), 'utf8');
+  if (!needsPrimaryCopy(rendered)) return { binding, adapter, agent: binding.role, how: `--agent ${binding.role}: ${file}` };
+  const name = `${PRIMARY_PREFIX}${binding.role}`;
+  let copy: string;
+  try {
+    copy = primaryCopy(rendered, binding.role);
+  } catch (error) {
+    // A subagent file that cannot be copied exactly must not run at all: by name it would fall back.
+    return {
+      file,
+      message: `${(error as Error).message}, so the ${binding.role} cannot run as a primary copy (run by name, the runner would fall back to its default agent)`,
+    };
+  }
+  const dir = configDir();
+  mkdirSync(join(dir, 'agents'), { recursive: true });
+  writeFileSync(join(dir, 'agents', `${name}.md`), copy);
+  record.write(`opencode-agents/${name}.md`, copy);
+  return {
+    binding,
+    adapter,
+    agent: name,
+    env: { OPENCODE_CONFIG_DIR: dir },
+    how: `--agent ${name}: a primary copy of ${file}, same permission map`,
+  };
 }
 
 /** The role's body and overlays, as the rendered agent file carries them. */

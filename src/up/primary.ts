@@ -10,10 +10,20 @@
 
 export const PRIMARY_PREFIX = 'gateline-';
 
+/**
+ * True when the rendered file declares itself a subagent, so running it by name would fall back.
+ * Decided from the file, not the runner's command name: `/usr/bin/env opencode` is opencode too.
+ * Quoted spellings count as well; primaryCopy then refuses them rather than run the subagent.
+ */
+export function needsPrimaryCopy(rendered: string): boolean {
+  const lines = rendered.split('\n');
+  return lines.slice(1, Math.max(frontmatterEnd(lines), 1)).some((line) => /^mode:\s*(["']?)subagent\1\s*$/.test(line));
+}
+
 /** The primary copy of a rendered opencode agent file. Throws when the file does not have the expected lines. */
 export function primaryCopy(rendered: string, role: string): string {
   const lines = rendered.split('\n');
-  const end = lines[0] === '---' ? lines.indexOf('---', 1) : -1;
+  const end = frontmatterEnd(lines);
   if (end < 0) throw new Error(`the rendered opencode agent '${role}' has no frontmatter`);
   let named = false;
   for (let i = 1; i < end; i++) {
@@ -27,4 +37,9 @@ export function primaryCopy(rendered: string, role: string): string {
   }
   if (!named) throw new Error(`the rendered opencode agent '${role}' has no 'name: ${role}' line`);
   return lines.join('\n');
+}
+
+/** The index of the line closing the frontmatter, or -1 when the file has none. */
+function frontmatterEnd(lines: string[]): number {
+  return lines[0] === '---' ? lines.indexOf('---', 1) : -1;
 }

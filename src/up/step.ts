@@ -48,9 +48,12 @@ export type FailureKind = 'missing' | 'crashed' | 'timed out' | 'unparseable' | 
 export class StepError extends Error {
   override name = 'StepError';
   readonly kind: FailureKind;
-  constructor(kind: FailureKind, message: string) {
+  /** The step's error.txt in the run record, when the step got that far. */
+  readonly file?: string;
+  constructor(kind: FailureKind, message: string, file?: string) {
     super(message);
     this.kind = kind;
+    this.file = file;
   }
 }
 
@@ -61,7 +64,7 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
   const fail = (kind: FailureKind, why: string): never => {
     const message = `${binding.role}: ${runner} ${why}. The run record is in ${ctx.record.display}/${label}/`;
     ctx.record.write(`${label}/error.txt`, `${kind}: ${message}\n`);
-    throw new StepError(kind, message);
+    throw new StepError(kind, message, `${ctx.record.display}/${label}/error.txt`);
   };
 
   const inv = invocation(adapter, { prompt: spec.prompt, role: spec.agent, model: binding.model, session: spec.session });
@@ -75,7 +78,7 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
     cwd: ctx.root,
   });
   try {
-    assertNoBypass(inv.command, inv.args, where);
+    assertNoBypass(inv.command, inv.args, where, { cwd: ctx.root });
   } catch (error) {
     if (error instanceof PermissionBypassError) fail('refused', `was not started: ${error.message}`);
     throw error;

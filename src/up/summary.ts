@@ -1,5 +1,8 @@
+import type { Problem } from '../shared/problem.ts';
 import { PIPELINE } from './dispatch.ts';
 import { addMeters, type Meter } from './meter.ts';
+import type { Outcome } from './pipeline.ts';
+import type { RunRecord } from './record.ts';
 import type { StepResult } from './step.ts';
 import { formatTable } from './table.ts';
 
@@ -11,6 +14,31 @@ export interface RoleCost extends Meter {
   adapter: string;
   model: string;
   runs: number;
+}
+
+/** How a run ended: the pipeline's outcome, or a failure that stopped it. */
+export type Ending = Outcome | { code: 1 | 130; reason: string; status: string; problems: Problem[] };
+
+/**
+ * The run's summary.json, and what --json prints. `ok` and `problems` have the shape every failed
+ * `gateline up --json` prints, so a script reads a failed run like any other failure.
+ */
+export function runSummary(record: RunRecord, steps: StepResult[], ending: Ending) {
+  const roles = roleCosts(steps);
+  const ok = ending.code === 0;
+  const problems = 'problems' in ending ? ending.problems : [{ file: `${record.display}/summary.json`, message: ending.reason }];
+  return {
+    ok,
+    id: record.id,
+    status: 'status' in ending ? ending.status : ok ? 'pass' : 'fail',
+    verdict: 'verdict' in ending ? ending.verdict : undefined,
+    reason: ending.reason,
+    exitCode: ending.code,
+    ...(ok ? {} : { problems }),
+    steps: steps.map((s) => ({ label: s.label, ...s.binding, resumed: s.resumed, session: s.parsed.session, ...s.meter })),
+    roles,
+    total: addMeters(roles),
+  };
 }
 
 export function roleCosts(steps: StepResult[]): RoleCost[] {

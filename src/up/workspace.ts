@@ -4,10 +4,11 @@ import { planRender } from '../render/plan.ts';
 import { loadRole, type Role } from '../render/role.ts';
 import { compareWithDisk } from '../render/state.ts';
 import { type Context, DEFAULT_PREFIX, locate } from '../shared/context.ts';
-import { FrameworkError, type Problem, UsageError } from '../shared/problem.ts';
+import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { type Adapter, loadAdapters } from './adapter.ts';
 import { type Dispatch, dispatch, PIPELINE } from './dispatch.ts';
 import { loadRegistry, type Registry } from './registry.ts';
+import { vendorConflicts } from './vendors.ts';
 
 // Everything `gateline up` needs before it runs anything: the host (or checkout), its core's
 // manifests and roles, the registry, and the bindings. In a host they all come from the vendored
@@ -35,7 +36,9 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
   const ctx = locate(options.start, options.prefix);
   const known = listAdapters(join(ctx.coreRoot, 'adapters'));
   for (const name of options.adapters) {
-    if (!known.includes(name)) throw new UsageError(`unknown adapter '${name}' (known: ${known.join(', ')})`);
+    // A problem with the inputs (exit 1, as in the installer), not with the command line's syntax.
+    if (!known.includes(name))
+      throw new FrameworkError([{ file: '--adapter', message: `unknown adapter '${name}' (known: ${known.join(', ')})` }]);
     if (ctx.selected && !ctx.selected.includes(name)) {
       throw new FrameworkError([
         {
@@ -52,6 +55,8 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
   if (problems.length) throw new FrameworkError(problems);
   const registryFile = [ctx.coreDisplay, 'registry', 'models.yaml'].filter(Boolean).join('/');
   const registry = loadRegistry(join(ctx.coreRoot, 'registry', 'models.yaml'), registryFile);
+  const conflicts = vendorConflicts(adapters, registry);
+  if (conflicts.length) throw new FrameworkError(conflicts);
   const bound = dispatch({
     adapters: adapters.map((a) => ({
       name: a.name,
@@ -63,6 +68,7 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
     })),
     roles: roles.map((r) => ({ name: r.name, profile: r.profile })),
     pins: registry.pins,
+    pinsFile: registry.file,
     forced: options.forced,
   });
   return { ctx, prefix: ctx.prefix ?? options.prefix ?? DEFAULT_PREFIX, adapters, roles, registry, dispatch: bound };
