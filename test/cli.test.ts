@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkout, gateline, read, snapshot } from './helpers.ts';
+import { checkout, gateline, MAIN, read, snapshot } from './helpers.ts';
 
 describe('render', () => {
   it('writes only files whose content changed, leaves no temp files, and is idempotent', () => {
@@ -53,7 +54,7 @@ describe('render', () => {
     expect(gateline(['render'], dir).stderr).toMatch(/\.claude\/agents\/reviewer\.md: was written by hand/);
   });
 
-  it('is byte-identical across runs and machines: LF, one trailing newline, no timestamps', () => {
+  it('is byte-identical across runs and checkouts: LF, one trailing newline, no timestamps or paths', () => {
     const a = checkout();
     const b = checkout();
     gateline(['render'], a);
@@ -62,6 +63,7 @@ describe('render', () => {
       const text = read(a, f);
       expect(text).toBe(read(b, f));
       expect(text).not.toContain('\r');
+      expect(text).not.toContain(a);
       expect(text.endsWith('\n') && !text.endsWith('\n\n')).toBe(true);
     }
   });
@@ -128,9 +130,14 @@ describe('help and errors', () => {
     expect(verbose.stderr).toMatch(/FrameworkError[\s\S]*\n\s+at /);
   });
 
-  it('colours only when asked: NO_COLOR and a pipe give plain text, FORCE_COLOR gives ANSI', () => {
+  it('colours only when asked: a pipe gives plain text, NO_COLOR too, FORCE_COLOR gives ANSI', () => {
     const dir = checkout();
-    expect(gateline(['render', '--check'], dir).stderr).not.toContain('\u001b[');
-    expect(gateline(['render', '--check'], dir, { NO_COLOR: '', FORCE_COLOR: '1' }).stderr).toContain('\u001b[');
+    const run = (env: Record<string, string>) => {
+      const { NO_COLOR: _n, FORCE_COLOR: _f, ...rest } = process.env;
+      return spawnSync(process.execPath, [MAIN, 'render', '--check'], { cwd: dir, encoding: 'utf8', env: { ...rest, ...env } }).stderr;
+    };
+    expect(run({})).not.toContain('\u001b[');
+    expect(run({ NO_COLOR: '1' })).not.toContain('\u001b[');
+    expect(run({ FORCE_COLOR: '1' })).toContain('\u001b[');
   });
 });

@@ -1,6 +1,6 @@
 import { header } from './header.ts';
 import type { Manifest } from './manifest.ts';
-import type { Overlay } from './overlay.ts';
+import { type Overlay, splices } from './overlay.ts';
 import type { Role } from './role.ts';
 import { emitToml } from './toml.ts';
 import { yamlScalar } from './yaml.ts';
@@ -29,9 +29,7 @@ function emitMarkdown(agent: Agent): string {
     lines.push(`${key}: ${typeof value === 'string' ? yamlScalar(value) : String(value)}`);
   }
   lines.push('---', `<!-- ${header(role)} -->`, '', role.body);
-  for (const overlay of agent.overlays) {
-    if (overlay.splice) lines.push('', `<!-- overlay: ${overlay.file} -->`, overlay.splice);
-  }
+  for (const splice of splices(agent.overlays)) lines.push('', splice);
   return `${lines.join('\n')}\n`;
 }
 

@@ -25,3 +25,8 @@ export function readOverlay(path: string, file: string, problems: Problem[]): Ov
   const commentOnly = text.replace(/<!--[\s\S]*?-->/g, '').trim() === '';
   return { file, present: true, empty: text === '', splice: commentOnly ? '' : text };
 }
+
+/** What the overlays add to an agent: each spliced one after a line that names its file. */
+export function splices(overlays: Overlay[]): string[] {
+  return overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`);
+}

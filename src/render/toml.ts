@@ -1,5 +1,6 @@
 import type { Agent } from './emit.ts';
 import { header } from './header.ts';
+import { splices } from './overlay.ts';
 
 // Codex agents are TOML and have no tool list: a role's capabilities narrow onto the sandbox and
 // web search settings. What Codex cannot withhold (commands, reads, an inherited sandbox) is the
@@ -19,8 +20,7 @@ export function emitToml(agent: Agent): string {
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
     lines.push(`${key} = ${typeof value === 'string' ? tomlString(value) : String(value)}`);
   }
-  const overlays = agent.overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`);
-  lines.push(`developer_instructions = ${tomlMultiline([role.body, ...overlays].join('\n\n'))}`);
+  lines.push(`developer_instructions = ${tomlMultiline([role.body, ...splices(agent.overlays)].join('\n\n'))}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readOverlay } from '../render/overlay.ts';
+import { readOverlay, splices } from '../render/overlay.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { lineOfJsonKey } from '../shared/text.ts';
 import { type Adapter, takesAgentFile } from './adapter.ts';
@@ -169,5 +169,5 @@ function instructions(ws: Workspace, role: string): string {
         })
       : [];
   if (problems.length) throw new FrameworkError(problems);
-  return [spec?.body ?? '', ...overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`)].join('\n\n');
+  return [spec?.body ?? '', ...splices(overlays)].join('\n\n');
 }
