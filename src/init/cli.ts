@@ -11,7 +11,7 @@ import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
-import { type Answers, ask, cancelled, confirm, note, outro } from './prompts.ts';
+import { type Answers, ask, cancelled, confirm, intro, note, outro } from './prompts.ts';
 import { PACKAGE_ROOT } from './source.ts';
 import { readVersion } from './vendor.ts';
 
@@ -105,8 +105,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const firstRoot = resolve(io.cwd, positionals[0] ?? '.');
   const found = probe(await inspect(firstRoot, commands, values.prefix ?? DEFAULT_PREFIX, env));
   const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
-  if (interactive) note(summary, 'What I found', prompt);
-  else out(summary);
+  if (interactive) {
+    intro(prompt);
+    note(summary, 'What I found', prompt);
+  } else out(summary);
   const preselect = (root: string) => {
     const locked = lockedAdapters(root, values.prefix ?? DEFAULT_PREFIX)?.filter((a) => shipped.includes(a));
     if (locked?.length) return locked;

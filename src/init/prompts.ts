@@ -23,7 +23,6 @@ export async function ask(
   choicesFor: (dir: string) => { adapters: string[]; selected: string[]; detectedHook: string },
   io: PromptIo,
 ): Promise<Answers | undefined> {
-  p.intro('create-gateline', io);
   const dir = given.dir ?? (await p.text({ message: 'Where is the repository?', placeholder: '.', defaultValue: '.', ...io }));
   if (p.isCancel(dir)) return undefined;
   const choices = choicesFor(dir);
@@ -63,6 +62,10 @@ export async function ask(
     }));
   if (p.isCancel(hook)) return undefined;
   return { dir, adapters, prefix, hook };
+}
+
+export function intro(io: PromptIo): void {
+  p.intro('create-gateline', io);
 }
 
 export async function confirm(message: string, io: PromptIo): Promise<boolean> {
