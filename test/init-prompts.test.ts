@@ -77,6 +77,12 @@ function terminal(cwd: string, interactive = true): Terminal {
   };
 }
 
+/** Enter at the four questions, then the given answer to the .gitignore fix. */
+async function acceptDefaults(t: Terminal, gitignore: 'y' | 'n'): Promise<void> {
+  for (const prompt of [PROMPTS.dir, PROMPTS.adapters, PROMPTS.prefix, PROMPTS.hook]) await t.answer(prompt, ENTER);
+  await t.answer(PROMPTS.gitignore, gitignore);
+}
+
 /** Every path under `dir`, .git excluded. */
 function listing(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -93,11 +99,7 @@ describe('create-gateline prompts', () => {
     const dir = gitRepo();
     const t = terminal(dir);
     const done = run([], t.io);
-    await t.answer(PROMPTS.dir, ENTER);
-    await t.answer(PROMPTS.adapters, ENTER);
-    await t.answer(PROMPTS.prefix, ENTER);
-    await t.answer(PROMPTS.hook, ENTER);
-    await t.answer(PROMPTS.gitignore, 'y');
+    await acceptDefaults(t, 'y');
     await t.waitFor('About to change');
     await t.answer(PROMPTS.confirm, 'y');
     expect(await done, t.stderr()).toBe(0);
@@ -142,11 +144,7 @@ describe('create-gateline prompts', () => {
     expect((await install(dir, ['--yes', '--adapter', 'opencode'])).code).toBe(0);
     const t = terminal(dir);
     const done = run([], t.io);
-    await t.answer(PROMPTS.dir, ENTER);
-    await t.answer(PROMPTS.adapters, ENTER);
-    await t.answer(PROMPTS.prefix, ENTER);
-    await t.answer(PROMPTS.hook, ENTER);
-    await t.answer(PROMPTS.gitignore, 'n');
+    await acceptDefaults(t, 'n');
     expect(await done, t.stderr()).toBe(0);
     expect(t.screen()).toMatch(/already installed .* nothing to change/);
     expect(lockAdapters(dir)).toEqual(['opencode']);
@@ -188,11 +186,7 @@ describe('create-gateline prompts', () => {
     const before = listing(dir);
     const t = terminal(dir);
     const done = run([], t.io);
-    await t.answer(PROMPTS.dir, ENTER);
-    await t.answer(PROMPTS.adapters, ENTER);
-    await t.answer(PROMPTS.prefix, ENTER);
-    await t.answer(PROMPTS.hook, ENTER);
-    await t.answer(PROMPTS.gitignore, 'n');
+    await acceptDefaults(t, 'n');
     await t.waitFor('About to change');
     await t.answer(PROMPTS.confirm, 'n');
     expect(await done).toBe(0);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, styleText } from 'node:util';
@@ -6,7 +5,7 @@ import type { Options as DegitOptions } from 'degit';
 import { inspect, probe, runnerCommands } from '../probe/probe.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { DEFAULT_PREFIX } from '../shared/context.ts';
-import { LOCK_FILE } from '../shared/lock.ts';
+import { LOCK_FILE, readLock } from '../shared/lock.ts';
 import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
@@ -110,7 +109,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     note(summary, 'What I found', prompt);
   } else out(summary);
   const preselect = (root: string) => {
-    const locked = lockedAdapters(root, values.prefix ?? DEFAULT_PREFIX)?.filter((a) => shipped.includes(a));
+    // A broken lock preselects nothing; the install that follows reports it.
+    const prefix = values.prefix ?? DEFAULT_PREFIX;
+    const locked = readLock(join(root, prefix, LOCK_FILE), LOCK_FILE, [])?.adapters.filter((a) => shipped.includes(a));
     if (locked?.length) return locked;
     return found.installed.length ? found.installed : shipped;
   };
@@ -130,7 +131,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     };
     const choicesFor = (dir: string) => {
       const root = resolve(io.cwd, dir);
-      return { adapters: shipped, selected: preselect(root), detectedHook: safeDetect(root) };
+      return { adapters: shipped, selected: preselect(root), detectedHook: detectHookStyle(root) };
     };
     const asked = await ask(given, choicesFor, prompt);
     if (!asked) {
@@ -236,24 +237,6 @@ function stop(plan: InstallPlan, prompt: { output: Writable }): number {
 
 function parse(argv: string[]) {
   return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-}
-
-/** The adapters an existing install selected, so a re-run offers them again. */
-function lockedAdapters(root: string, prefix: string): string[] | undefined {
-  try {
-    const lock = JSON.parse(readFileSync(join(root, prefix, LOCK_FILE), 'utf8')) as { adapters?: unknown };
-    return Array.isArray(lock.adapters) ? lock.adapters.filter((a): a is string => typeof a === 'string') : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function safeDetect(root: string): string {
-  try {
-    return detectHookStyle(root);
-  } catch {
-    return 'git';
-  }
 }
 
 function describe(plan: InstallPlan): string {

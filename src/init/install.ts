@@ -6,8 +6,8 @@ import { execa } from 'execa';
 import semver from 'semver';
 import { gitignoreLines } from '../probe/probe.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
-import { planRender } from '../render/plan.ts';
-import { compareWithDisk, type FileState } from '../render/state.ts';
+import { renderAll } from '../render/render.ts';
+import type { FileState } from '../render/state.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
 import { checkPrefix, escapesThroughSymlink } from '../shared/paths.ts';
@@ -161,9 +161,11 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
     }
 
     // Preflight of the first render, with the staged core and the host's overlays.
-    const plan = planRender({ mode: 'host', root, coreRoot: stage, coreDisplay: coreDir, prefix, lock, selected: adapters });
-    const compared = plan.problems.length ? { states: [], problems: [] } : compareWithDisk(root, plan);
-    problems.push(...plan.problems, ...compared.problems);
+    const preflight = renderAll(
+      { mode: 'host', root, coreRoot: stage, coreDisplay: coreDir, prefix, lock, selected: adapters },
+      { check: true },
+    );
+    problems.push(...preflight.problems);
     if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
 
     const writes = [...desired]
@@ -187,7 +189,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
       hookStyle: hook.style,
       writes,
       removes,
-      renders: compared.states.filter((s) => s.status !== 'fresh'),
+      renders: preflight.states.filter((s) => s.status !== 'fresh'),
       notes: hook.notes,
       source,
       stage,

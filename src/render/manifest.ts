@@ -193,7 +193,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   };
 }
 
-function stringArray(value: unknown): string[] | undefined {
+export function stringArray(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
 

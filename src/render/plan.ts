@@ -19,7 +19,10 @@ export interface PlannedFile {
 
 export interface Plan {
   files: PlannedFile[];
-  /** Every adapter of the core, rendered or not: their output folders are scanned for orphans. */
+  /**
+   * Every adapter of the core, rendered or not, whose output folder stays inside the repository:
+   * their folders are scanned for orphans (a linked folder that leaves it is never touched).
+   */
   manifests: Manifest[];
   /** The overlays the rendered roles use (host only), for `validate`. */
   overlays: Overlay[];
@@ -41,7 +44,14 @@ export function planRender(ctx: Context): Plan {
       });
     }
   }
-  const manifests = names.flatMap((name) => loadManifest(adaptersDir, at('adapters'), name, problems) ?? []);
+  const loaded = names.flatMap((name) => loadManifest(adaptersDir, at('adapters'), name, problems) ?? []);
+  const manifests: Manifest[] = [];
+  for (const manifest of loaded) {
+    const leak = escapesThroughSymlink(ctx.root, manifest.outputDir);
+    if (!leak) manifests.push(manifest);
+    else if (!ctx.selected || ctx.selected.includes(manifest.adapter))
+      problems.push({ file: manifest.file, message: `output_dir ${leak}` });
+  }
 
   const roles = new Map<string, Role | undefined>();
   const role = (name: string) => {
@@ -59,12 +69,6 @@ export function planRender(ctx: Context): Plan {
   const owner = new Map<string, string>();
   for (const manifest of manifests) {
     if (ctx.selected && !ctx.selected.includes(manifest.adapter)) continue;
-    // The folder is checked once; the files in it are checked when they are compared.
-    const leak = escapesThroughSymlink(ctx.root, manifest.outputDir);
-    if (leak) {
-      problems.push({ file: manifest.file, message: `output_dir ${leak}` });
-      continue;
-    }
     for (const name of manifest.roles) {
       const spec = role(name);
       if (!spec) continue;

@@ -1,27 +1,32 @@
 import type { Context } from '../shared/context.ts';
 import type { Problem } from '../shared/problem.ts';
+import type { Overlay } from './overlay.ts';
 import { planRender } from './plan.ts';
 import { compareWithDisk, type FileState } from './state.ts';
 import { applyStates } from './write.ts';
 
 export interface RenderResult {
   ok: boolean;
+  /** Each planned file's state (and orphans); empty when there are problems. */
   states: FileState[];
   problems: Problem[];
+  /** The overlays the rendered roles use, for `validate`. */
+  overlays: Overlay[];
   written: string[];
   removed: string[];
 }
 
 /**
- * `gateline render [--check]`. Everything is planned and checked first; with any problem
- * nothing is written. `check` compares only and never writes.
+ * `gateline render [--check]`, and the one way every caller (validate, the installer's preflight,
+ * gateline up) compares a plan with the disk. Everything is planned and checked first; with any
+ * problem nothing is written. `check` compares only and never writes.
  */
 export function renderAll(ctx: Context, { check = false } = {}): RenderResult {
   const plan = planRender(ctx);
   const compared = plan.problems.length ? { states: [], problems: [] } : compareWithDisk(ctx.root, plan);
   const problems = [...plan.problems, ...compared.problems];
-  const result = { ok: problems.length === 0, states: compared.states, problems, written: [] as string[], removed: [] as string[] };
-  if (!result.ok) return { ...result, states: [] };
-  if (check) return { ...result, ok: compared.states.every((s) => s.status === 'fresh') };
-  return { ...result, ...applyStates(ctx.root, compared.states) };
+  const base = { problems, overlays: plan.overlays, written: [] as string[], removed: [] as string[] };
+  if (problems.length) return { ...base, ok: false, states: [] };
+  if (check) return { ...base, ok: compared.states.every((s) => s.status === 'fresh'), states: compared.states };
+  return { ...base, ok: true, states: compared.states, ...applyStates(ctx.root, compared.states) };
 }

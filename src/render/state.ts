@@ -1,7 +1,6 @@
 import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAME } from '../shared/capabilities.ts';
-import { escapesThroughSymlink } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import { isRendered, renderedRole } from './header.ts';
 import type { Plan } from './plan.ts';
@@ -80,10 +79,8 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
   }
 
   const seen = new Set<string>();
+  // Unselected adapters' folders are scanned too: their files are orphans once deselected.
   for (const manifest of plan.manifests) {
-    // Unselected adapters' folders are scanned too (their files are orphans once deselected),
-    // but never through a link that leaves the repository: those files are not ours to delete.
-    if (escapesThroughSymlink(root, manifest.outputDir)) continue;
     const pattern = filenamePattern(manifest.filename);
     const entries = [...listing(manifest.outputDir).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {

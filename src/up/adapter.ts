@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path';
-import { loadManifest, type Manifest } from '../render/manifest.ts';
+import { loadManifest, type Manifest, stringArray } from '../render/manifest.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { lineOfJsonKey } from '../shared/text.ts';
 
@@ -65,11 +65,11 @@ function readHeadless(h: Record<string, unknown>, bad: (key: string, message: st
   for (const key of Object.keys(h))
     if (!HEADLESS_KEYS.includes(key)) fail(key, `headless: unknown key '${key}' (known: ${HEADLESS_KEYS.join(', ')})`);
   if (typeof h.command !== 'string' || h.command.trim() === '') fail('headless', "headless: 'command' must be the runner's executable");
-  const args = strings(h.args);
+  const args = stringArray(h.args);
   if (!args) fail('headless', "headless: 'args' must be an array of strings");
   else if (!args.some((a) => a.includes('{prompt}')))
     fail('headless', "headless: 'args' must pass '{prompt}', or the role never gets its task");
-  const resume = h.resume_args === undefined ? undefined : strings(h.resume_args);
+  const resume = h.resume_args === undefined ? undefined : stringArray(h.resume_args);
   if (h.resume_args !== undefined && !resume) fail('resume_args', "headless: 'resume_args' must be an array of strings");
   if (resume && !resume.some((a) => a.includes('{session}'))) fail('resume_args', "headless: 'resume_args' must pass '{session}'");
   if (h.session_field !== undefined && typeof h.session_field !== 'string')
@@ -96,10 +96,6 @@ function readHeadless(h: Record<string, unknown>, bad: (key: string, message: st
  */
 export function takesAgentFile(args: string[]): boolean {
   return args.some((a, i) => a === '--agent' && args[i + 1] === '{role}');
-}
-
-function strings(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
 
 function runnerKind(command: string | undefined): RunnerKind {

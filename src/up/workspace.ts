@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { listAdapters } from '../render/manifest.ts';
-import { planRender } from '../render/plan.ts';
+import { renderAll } from '../render/render.ts';
 import { loadRole, type Role } from '../render/role.ts';
-import { compareWithDisk } from '../render/state.ts';
 import { type Context, DEFAULT_PREFIX, locate } from '../shared/context.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { type Adapter, loadAdapters } from './adapter.ts';
@@ -77,10 +76,8 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
 /** The bound adapters' agent files must be rendered and fresh: a run on stale files runs an old policy. */
 export function assertFresh(ws: Workspace): void {
   const bound = [...new Set(ws.dispatch.bindings.map((b) => b.adapter))];
-  const plan = planRender({ ...ws.ctx, selected: bound });
-  if (plan.problems.length) throw new FrameworkError(plan.problems);
-  const { states, problems } = compareWithDisk(ws.ctx.root, plan);
-  // Orphans are render's business; other adapters' files are not scanned for this run.
+  const { states, problems } = renderAll({ ...ws.ctx, selected: bound }, { check: true });
+  // Orphans are render's business, not a reason to refuse this run.
   const stale = states.filter((s) => s.status === 'missing' || s.status === 'stale');
   const found = [...problems, ...stale.map((s) => ({ file: s.path, message: `is ${s.status}` }))];
   if (found.length) {

@@ -1,5 +1,5 @@
-import { planRender } from '../render/plan.ts';
-import { compareWithDisk, type FileState } from '../render/state.ts';
+import { renderAll } from '../render/render.ts';
+import type { FileState } from '../render/state.ts';
 import type { Context } from '../shared/context.ts';
 import { hashTree, integrityOf } from '../shared/integrity.ts';
 import type { Problem } from '../shared/problem.ts';
@@ -10,26 +10,23 @@ const FIX_RENDER = 'run gateline render';
 export function validate(ctx: Context): { problems: Problem[]; states: FileState[] } {
   const problems: Problem[] = [];
   if (ctx.lock) problems.push(...checkCore(ctx));
-  const plan = planRender(ctx);
-  problems.push(...plan.problems);
-  for (const overlay of plan.overlays) {
+  const result = renderAll(ctx, { check: true });
+  problems.push(...result.problems);
+  for (const overlay of result.overlays) {
     if (!overlay.present) {
       problems.push({ file: overlay.file, message: 'overlay is missing: create it (a comment-only stub splices nothing and is fine)' });
     } else if (overlay.empty) {
       problems.push({ file: overlay.file, message: 'overlay is empty: write your policy there, or restore the comment-only stub' });
     }
   }
-  if (plan.problems.length) return { problems, states: [] };
-  const compared = compareWithDisk(ctx.root, plan);
-  problems.push(...compared.problems);
-  for (const state of compared.states) {
+  for (const state of result.states) {
     if (state.status === 'missing') problems.push({ file: state.path, message: `is not rendered yet: ${FIX_RENDER}` });
     if (state.status === 'stale')
       problems.push({ file: state.path, message: `is stale (its role spec, manifest or overlays changed): ${FIX_RENDER}` });
     if (state.status === 'orphan')
       problems.push({ file: state.path, message: `is an orphan (its role is no longer rendered): ${FIX_RENDER} to remove it` });
   }
-  return { problems, states: compared.states };
+  return { problems, states: result.states };
 }
 
 /** The vendored core must be exactly what the lock pinned; every differing file is named. */
