@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { git, gitRepo, REPO, read, testdir } from './helpers.ts';
@@ -91,6 +91,16 @@ describe('the packed package, run as a user runs it', () => {
     const plan = bin('up', '--plan', '--adapter', 'claude-code', '--adapter', 'opencode');
     expect(plan.status, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(/reviewer +opencode/);
+  });
+
+  it('the gateline bin with a broken vendored core says what to do, without a stack', () => {
+    const dir = gitRepo();
+    expect(sh('npm', ['exec', '--package', tarball, '--', 'create-gateline', '--yes', '--hook', 'none'], dir).status).toBe(0);
+    rmSync(join(dir, '.gateline/core/src/render/plan.ts'));
+    const run = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'render', '--check'], dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/\.gateline\/core\/src\/cli\.ts: the vendored core cannot be loaded .*run the installer again/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('the gateline bin outside a host says how to adopt gateline', () => {

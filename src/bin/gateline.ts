@@ -2,7 +2,7 @@
 // The `gateline` command in a host. render and validate run the vendored core's own CLI (found
 // through the lock), so a local render is exactly CI's `node <prefix>/core/src/main.ts render
 // --check`. doctor and up are installer side: they use npm dependencies the core must not.
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const USAGE = `Usage: gateline <command> [options]
@@ -56,7 +56,19 @@ async function main(argv: string[]): Promise<number> {
   try {
     const root = flag('--root');
     const ctx = locate(root ? resolve(process.cwd(), root) : process.cwd(), flag('--prefix'));
-    const cli = (await import(pathToFileURL(join(ctx.coreRoot, 'src', 'cli.ts')).href)) as typeof import('../cli.ts');
+    const entry = join(ctx.coreRoot, 'src', 'cli.ts');
+    let cli: typeof import('../cli.ts');
+    try {
+      cli = await import(pathToFileURL(entry).href);
+    } catch (error) {
+      // A vendored core that was edited or deleted: validate names the files, the installer restores them.
+      throw new FrameworkError([
+        {
+          file: entry,
+          message: `the vendored core cannot be loaded (${(error as Error).message.split('\n')[0]}): run the installer again to restore it`,
+        },
+      ]);
+    }
     return cli.main(argv, { ...io, invokedAs: 'gateline' });
   } catch (error) {
     if (!(error instanceof FrameworkError)) throw error;
