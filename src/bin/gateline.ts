@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
       // A vendored core that was edited or deleted: validate names the files, the installer restores them.
       throw new FrameworkError([
         {
-          file: entry,
+          file: relative(process.cwd(), entry),
           message: `the vendored core cannot be loaded (${(error as Error).message.split('\n')[0]}): run the installer again to restore it`,
         },
       ]);
