@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Transaction } from '../src/init/transaction.ts';
@@ -32,13 +32,16 @@ describe('the installer journal', () => {
     expect(snapshot(dir)).toEqual({});
   });
 
-  it('names the files it could not restore', () => {
-    const dir = testdir();
+  it('names the files it could not restore, and restores the rest', () => {
+    const dir = testdir({ 'a/file.txt': 'original\n', 'b.txt': 'original\n' });
     const tx = new Transaction(dir);
-    tx.write('a/file.txt', 'x');
+    tx.write('b.txt', 'changed\n');
+    tx.write('a/file.txt', 'changed\n');
     // Something else replaces the folder with a file of its own: the journal cannot put it back.
-    writeFileSync(join(dir, 'a', 'other'), 'keep\n');
-    expect(tx.rollback()).toEqual([]);
-    expect(read(dir, 'a/other')).toBe('keep\n');
+    rmSync(join(dir, 'a'), { recursive: true });
+    writeFileSync(join(dir, 'a'), 'somebody else\n');
+    expect(tx.rollback()).toEqual(['a/file.txt']);
+    expect(read(dir, 'b.txt')).toBe('original\n');
+    expect(read(dir, 'a')).toBe('somebody else\n');
   });
 });

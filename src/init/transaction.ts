@@ -65,8 +65,9 @@ export class Transaction {
           if (entry.mtime !== undefined) utimesSync(abs, entry.mtime / 1000, entry.mtime / 1000);
         }
       } catch (error) {
-        // ENOTDIR: the path never existed because a parent is a file; nothing to undo there.
-        if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') failed.push(entry.path);
+        // ENOTDIR on a path that did not exist before: a parent is a file, so nothing was made there.
+        const nothingMade = entry.before === undefined && (error as NodeJS.ErrnoException).code === 'ENOTDIR';
+        if (!nothingMade) failed.push(entry.path);
       }
     }
     for (const dir of [...this.createdDirs].reverse()) {
