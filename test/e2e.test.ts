@@ -32,6 +32,15 @@ describe('the packed package, run as a user runs it', () => {
     const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     tarball = join(out, info?.filename ?? '');
     files = (info?.files ?? []).map((f) => f.path);
+    // The offline runs below resolve the package's dependencies from npm's cache. `npm ci` caches
+    // tarballs but not the registry metadata npm exec resolves ranges with, so a fresh machine
+    // (CI) would fail for want of a cache, not of gateline: fetch both for every runtime package.
+    const lock = JSON.parse(read(REPO, 'package-lock.json')) as { packages: Record<string, { version?: string; dev?: boolean }> };
+    const specs = Object.entries(lock.packages)
+      .filter(([path, p]) => path.startsWith('node_modules/') && !p.dev && p.version)
+      .map(([path, p]) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${p.version}`);
+    const warm = spawnSync('npm', ['cache', 'add', ...specs], { cwd: out, env: { ...env, npm_config_offline: 'false' }, encoding: 'utf8' });
+    expect(warm.status, warm.stderr).toBe(0);
   }, 180_000);
 
   it('ships the compiled bins, the core sources and templates, and no tests or fixtures', () => {
