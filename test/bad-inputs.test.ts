@@ -154,12 +154,12 @@ const cases: Case[] = [
     name: 'a tampered vendored file',
     make: () => {
       const dir = rendered(host(stubs()));
-      writeFileSync(join(dir, '.gateline/core/src/render/tools.ts'), '// widened\n');
+      writeFileSync(join(dir, '.gateline/core/src/render/rules.ts'), '// widened\n');
       return dir;
     },
     args: ['validate'],
     code: 1,
-    message: /\.gateline\/core\/src\/render\/tools\.ts: was edited after vendoring/,
+    message: /\.gateline\/core\/src\/render\/rules\.ts: was edited after vendoring/,
   },
   {
     name: 'a lock that is not JSON',

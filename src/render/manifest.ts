@@ -2,9 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import { parseJson } from '../shared/json.ts';
-import { checkRelativePath } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import { lineOfJsonKey, readInput } from '../shared/text.ts';
+import { rules } from './rules.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
 const TOOLS_STYLES: ToolsStyle[] = ['csv', 'yaml-list', 'permission-map', 'codex-sandbox'];
@@ -46,41 +46,16 @@ const KNOWN_KEYS = [
   'headless',
 ];
 
-// Keys that grant tools or permissions in some runner. extra_frontmatter may never set them:
-// they would widen a role past its capabilities. Compared without case, '-' or '_'.
-const GRANTING_KEYS = [
-  'tools',
-  'allowedtools',
-  'disallowedtools',
-  'permission',
-  'permissions',
-  'permissionmode',
-  'sandboxmode',
-  'approvalpolicy',
-  'approvalmode',
-  'defaultpermissions',
-  'websearch',
-  'mcpservers',
-  'mcp',
-  'hooks',
-  'memory',
-  'skills',
-  'yolo',
-  'bypasspermissions',
-  'dangerouslyskippermissions',
-  'options',
-  'kind',
-  'agentcardurl',
-  'agentcardjson',
+// The narrowing and containment rules a manifest must pass on its own (rules.ts).
+const MANIFEST_RULES = [
+  rules.outputDirInRepo,
+  rules.filenameIsAName,
+  rules.noWildcardTools,
+  rules.plainToolNames,
+  rules.permissionNamesArePlain,
+  rules.extraFrontmatterGrantsNothing,
+  rules.extraFrontmatterKeepsRenderedKeys,
 ];
-// Keys the renderer writes itself.
-const RESERVED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
-
-/** A runner tool name: a word, optionally with a parenthesised rule (`Bash(git diff:*)`). */
-// Inside the parentheses: no ',' (runners split tool lists on it) and no '#' (YAML comments).
-const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\,#]*\))?$/;
-/** A parenthesised rule that matches everything (`Bash(*)`) is the bare tool: a wildcard too. */
-const WILDCARD_RULE = /\(\s*[*?:\s]*\)$/;
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */
 export function listAdapters(adaptersDir: string): string[] {
@@ -114,14 +89,6 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     if (typeof m[key] !== 'string' || m[key] === '') bad(key, m[key] === undefined ? 'is required' : 'must be a non-empty string');
   }
   if (typeof m.adapter === 'string' && m.adapter !== name) bad('adapter', `is '${m.adapter}' but the folder is '${name}': make them equal`);
-  if (typeof m.output_dir === 'string' && m.output_dir !== '') {
-    checkRelativePath(m.output_dir, (message) => bad('output_dir', message));
-  }
-  if (typeof m.filename === 'string' && m.filename !== '') {
-    if (!m.filename.includes('{role}')) bad('filename', "must contain '{role}'");
-    if (/[/\\]/.test(m.filename)) bad('filename', 'must be a file name, without path separators');
-    if (m.filename.replaceAll('{role}', 'x').startsWith('.')) bad('filename', "must not start with '.'");
-  }
   if (typeof m.tools_style === 'string' && !TOOLS_STYLES.includes(m.tools_style as ToolsStyle)) {
     bad('tools_style', `must be one of ${TOOLS_STYLES.join(', ')}`);
   }
@@ -135,30 +102,13 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   const toolMap = record(m.tool_map, 'tool_map', bad) ?? {};
   for (const [cap, tools] of Object.entries(toolMap)) {
     if (!isCapability(cap)) bad('tool_map', `maps '${cap}', which is not a capability`);
-    const list = stringArray(tools);
-    if (!list) {
-      bad('tool_map', `'${cap}' must map to an array of tool names`);
-      continue;
-    }
-    for (const tool of list) {
-      if (/[*?]/.test(tool.replace(/\(.*\)$/, '')) || WILDCARD_RULE.test(tool)) {
-        bad('tool_map', `'${cap}' maps to the wildcard '${tool}', which grants tools no capability declared`);
-      } else if (!TOOL_NAME.test(tool)) bad('tool_map', `'${cap}' maps to '${tool}', which is not a plain tool name`);
-      else if (m.tools_style === 'permission-map' && tool.includes('(')) {
-        bad('tool_map', `'${cap}' maps to '${tool}': permission-map tools are plain permission names`);
-      }
-    }
+    if (!stringArray(tools)) bad('tool_map', `'${cap}' must map to an array of tool names`);
   }
   const modelMap = stringRecord(m.model_map, 'model_map', bad) ?? {};
   const modelOverrides = stringRecord(m.model_overrides ?? {}, 'model_overrides', bad) ?? {};
   const extra = record(m.extra_frontmatter ?? {}, 'extra_frontmatter', bad) ?? {};
   for (const [key, value] of Object.entries(extra)) {
-    const norm = key.toLowerCase().replace(/[-_]/g, '');
-    if (GRANTING_KEYS.includes(norm)) {
-      bad('extra_frontmatter', `may not set '${key}': it grants tools or permissions, which come only from the role's capabilities`);
-    } else if (RESERVED_KEYS.includes(norm)) {
-      bad('extra_frontmatter', `may not set '${key}': the renderer writes it from the role spec`);
-    } else if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(key)) {
+    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(key)) {
       bad('extra_frontmatter', `key '${key}' is not a plain frontmatter key`);
     } else if (!['string', 'number', 'boolean'].includes(typeof value)) {
       bad('extra_frontmatter', `'${key}' must be a string, number or boolean (frontmatter stays flat)`);
@@ -176,6 +126,8 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
     bad('_comment', 'must be a string or an array of strings');
   }
+  const input = { file, text, json: m };
+  for (const check of MANIFEST_RULES) problems.push(...check(input));
   if (problems.length > before) return undefined;
   return {
     adapter: name,

@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import type { Context } from '../shared/context.ts';
-import { escapesThroughSymlink } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import { emitAgent } from './emit.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
 import { type Overlay, readOverlay } from './overlay.ts';
 import { loadRole, type Role } from './role.ts';
-import { toolsForRole } from './tools.ts';
+import { rules, toolsFor } from './rules.ts';
 
 export interface PlannedFile {
   /** Relative to the repository root, '/'-separated. */
@@ -47,10 +46,9 @@ export function planRender(ctx: Context): Plan {
   const loaded = names.flatMap((name) => loadManifest(adaptersDir, at('adapters'), name, problems) ?? []);
   const manifests: Manifest[] = [];
   for (const manifest of loaded) {
-    const leak = escapesThroughSymlink(ctx.root, manifest.outputDir);
-    if (!leak) manifests.push(manifest);
-    else if (!ctx.selected || ctx.selected.includes(manifest.adapter))
-      problems.push({ file: manifest.file, message: `output_dir ${leak}` });
+    const leak = rules.outputDirNoLink(ctx.root, manifest);
+    if (!leak.length) manifests.push(manifest);
+    else if (!ctx.selected || ctx.selected.includes(manifest.adapter)) problems.push(...leak);
   }
 
   const roles = new Map<string, Role | undefined>();
@@ -66,7 +64,7 @@ export function planRender(ctx: Context): Plan {
   };
 
   const files: PlannedFile[] = [];
-  const owner = new Map<string, string>();
+  const owners = new Map<string, string>();
   for (const manifest of manifests) {
     if (ctx.selected && !ctx.selected.includes(manifest.adapter)) continue;
     for (const name of manifest.roles) {
@@ -82,28 +80,20 @@ export function planRender(ctx: Context): Plan {
         });
         continue;
       }
-      const before = problems.length;
-      for (const [cap, why] of Object.entries(manifest.floor)) {
-        if ((spec.capabilities as string[]).includes(cap)) continue;
-        problems.push({
-          file: manifest.file,
-          message:
-            `role '${name}' cannot be rendered for ${manifest.adapter}: it lacks '${cap}', which ${manifest.adapter} cannot withhold (${why}). ` +
-            `Grant the role '${cap}' in ${spec.file}, or drop '${name}' from this adapter's roles`,
-        });
-      }
-      const tools = toolsForRole(spec, manifest, problems);
       const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
-      const other = owner.get(path);
-      if (other) problems.push({ file: manifest.file, message: `renders '${path}', which adapter '${other}' also renders` });
-      if (problems.length > before) continue;
-      owner.set(path, manifest.adapter);
+      const refused = [
+        ...rules.floor(spec, manifest),
+        ...rules.noCapabilityLeak(spec, manifest),
+        ...rules.onePathOneAdapter(path, manifest, owners),
+      ];
+      problems.push(...refused);
+      if (refused.length) continue;
       const spliced = ctx.mode === 'host' ? [overlay('_all'), overlay(name)] : [];
       files.push({
         path,
         adapter: manifest.adapter,
         role: name,
-        content: emitAgent({ role: spec, manifest, model, tools, overlays: spliced }),
+        content: emitAgent({ role: spec, manifest, model, tools: toolsFor(spec, manifest), overlays: spliced }),
       });
     }
   }

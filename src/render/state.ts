@@ -4,6 +4,7 @@ import { ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
 import { isRendered, renderedRole } from './header.ts';
 import type { Plan } from './plan.ts';
+import { rules } from './rules.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
 
@@ -59,23 +60,17 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
       states.push({ ...base, status: 'missing' });
       continue;
     }
-    if (!entry.isFile()) {
-      const what = entry.isSymbolicLink()
-        ? 'is a symbolic link; gateline writes only regular files'
-        : 'is in the way and is not a regular file';
-      problems.push({ file: file.path, message: `'${file.path}' ${what}: move it, then run gateline render` });
+    const notRegular = rules.regularFilesOnly(file.path, entry);
+    problems.push(...notRegular);
+    if (notRegular.length) continue;
+    const current = readFileSync(join(root, file.path), 'utf8');
+    if (current === file.content) {
+      states.push({ ...base, status: 'fresh' });
       continue;
     }
-    const current = readFileSync(join(root, file.path), 'utf8');
-    if (current === file.content) states.push({ ...base, status: 'fresh' });
-    else if (isRendered(current)) states.push({ ...base, status: 'stale', current });
-    else {
-      problems.push({
-        file: file.path,
-        message:
-          'was written by hand (no RENDERED header), and gateline never overwrites it: move it away or delete it, then run gateline render',
-      });
-    }
+    const handWritten = rules.handWrittenStays(file.path, isRendered(current));
+    problems.push(...handWritten);
+    if (!handWritten.length) states.push({ ...base, status: 'stale', current });
   }
 
   const seen = new Set<string>();

@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+// Moves to render/ with the merge of the layering work; rules.ts is the one home of the path rules.
+import { rules } from '../render/rules.ts';
 import { LOCK_FILE, type Lock, readLock } from './lock.ts';
-import { checkPrefix, checkRelativePath, escapesThroughSymlink } from './paths.ts';
 import { FrameworkError, type Problem } from './problem.ts';
 
 export const DEFAULT_PREFIX = '.gateline';
@@ -29,7 +30,7 @@ export interface Context {
  */
 export function locate(start: string, prefix = DEFAULT_PREFIX): Context {
   const problems: Problem[] = [];
-  checkPrefix(prefix, (message) => problems.push({ file: '--prefix', message }));
+  problems.push(...rules.prefixIsPlain(prefix));
   if (problems.length) throw new FrameworkError(problems);
   const from = resolve(start);
   if (!existsSync(from) || !statSync(from).isDirectory()) {
@@ -54,10 +55,8 @@ function hostContext(root: string, prefix: string): Context {
   const lockDisplay = `${prefix}/${LOCK_FILE}`;
   const lock = readLock(join(root, prefix, LOCK_FILE), lockDisplay, problems);
   if (!lock) throw new FrameworkError(problems);
-  checkRelativePath(lock.core, (message) => problems.push({ file: lockDisplay, message: `'core' ${message}` }));
   const coreDisplay = `${prefix}/${lock.core}`;
-  const leak = problems.length ? undefined : escapesThroughSymlink(root, coreDisplay);
-  if (leak) problems.push({ file: lockDisplay, message: `'core' ${leak}` });
+  problems.push(...rules.coreInRepo(root, lockDisplay, lock.core, coreDisplay));
   const coreRoot = join(root, prefix, lock.core);
   if (!problems.length && !isDir(coreRoot)) {
     problems.push({ file: lockDisplay, message: `the vendored core '${coreDisplay}' is missing: run the installer again to restore it` });

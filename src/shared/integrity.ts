@@ -4,6 +4,9 @@ import { join } from 'node:path';
 // The vendored core is pinned file by file, so an edit is reported by name, and as a whole
 // (`integrity`), so one value says whether anything changed.
 
+/** How hashTree marks an entry that is neither a regular file nor a folder (a link is not content). */
+export const NOT_REGULAR = 'not-a-regular-file';
+
 /** sha256 of every regular file under `dir`, keyed by its '/'-separated relative path, sorted. */
 export function hashTree(dir: string): Record<string, string> {
   // A null prototype: a vendored file may be called __proto__ or constructor.
@@ -13,7 +16,7 @@ export function hashTree(dir: string): Record<string, string> {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile()) files[path] = hashBytes(readFileSync(join(dir, path)));
-      else files[path] = 'not-a-regular-file';
+      else files[path] = NOT_REGULAR;
     }
   };
   walk('');

@@ -6,6 +6,8 @@ export interface Problem {
   /** 1-based line, when the problem has one. */
   line?: number;
   message: string;
+  /** The narrowing or containment rule that refused (render/rules.ts), when one did. */
+  rule?: string;
 }
 
 /** Raised when inputs are wrong: exit 1, no stack trace (unless --verbose). */

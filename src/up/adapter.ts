@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import { loadManifest, type Manifest, stringArray } from '../render/manifest.ts';
+import { rules } from '../render/rules.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { lineOfJsonKey } from '../shared/text.ts';
 
@@ -48,7 +49,8 @@ export function loadAdapters(coreRoot: string, coreDisplay: string, names: strin
     for (const [model, vendor] of Object.entries(vendors)) {
       if (typeof vendor !== 'string' || vendor.trim() === '') bad('model_vendors', `'${model}' must map to a vendor name`);
     }
-    const headless = json.headless === undefined ? undefined : readHeadless(json.headless as Record<string, unknown>, bad);
+    const headless =
+      json.headless === undefined ? undefined : readHeadless(json.headless as Record<string, unknown>, { ...manifest, problems }, bad);
     const kind = runnerKind(headless?.command);
     adapters.push({ name, manifest, vendors: vendors as Record<string, string>, headless, kind });
   }
@@ -56,7 +58,12 @@ export function loadAdapters(coreRoot: string, coreDisplay: string, names: strin
   return adapters;
 }
 
-function readHeadless(h: Record<string, unknown>, bad: (key: string, message: string) => void): Headless | undefined {
+function readHeadless(
+  h: Record<string, unknown>,
+  at: { file: string; text: string; problems: Problem[] },
+  bad: (key: string, message: string) => void,
+): Headless | undefined {
+  const { file, text } = at;
   let failed = false;
   const fail = (key: string, message: string) => {
     failed = true;
@@ -79,7 +86,11 @@ function readHeadless(h: Record<string, unknown>, bad: (key: string, message: st
       if (!PLACEHOLDERS.includes(found)) fail('headless', `headless: unknown placeholder '${found}' (known: ${PLACEHOLDERS.join(', ')})`);
     }
   }
-  if (args?.some((a) => a.includes('{session}'))) fail('headless', "headless: '{session}' belongs in 'resume_args' only");
+  const refused = rules.sessionOnlyOnResume(file, text, args ?? []);
+  if (refused.length) {
+    failed = true;
+    at.problems.push(...refused);
+  }
   if (failed) return undefined;
   return {
     command: h.command as string,

@@ -1,0 +1,219 @@
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RULES } from '../src/render/rules.ts';
+import { locate } from '../src/shared/context.ts';
+import { hashTree } from '../src/shared/integrity.ts';
+import { buildLock, stringifyLock } from '../src/shared/lock.ts';
+import { FrameworkError, type Problem } from '../src/shared/problem.ts';
+import { loadAdapters } from '../src/up/adapter.ts';
+import { validate } from '../src/validate/validate.ts';
+import { checkout, host, testdir } from './helpers.ts';
+
+// One refusing case (or more) per narrowing and containment rule, each run through the real
+// pipeline (locate, then validate: the manifest loader, the planner, the disk comparison and the
+// lock check), never by calling the rule directly: a rule that is dropped from the pipeline fails
+// its case. A rule without a case fails the table itself.
+
+const ROLE = '---\ndispatch: Test role.\ncapabilities: [read]\ncapability_profile: deep\n---\nBody.\n';
+const MANIFEST = {
+  adapter: 'test',
+  output_dir: 'out',
+  filename: '{role}.md',
+  tools_style: 'csv',
+  roles: ['r'],
+  tool_map: { read: ['Read'] },
+  model_map: { deep: 'm' },
+};
+const manifest = (change: Record<string, unknown>, name = 'test') => JSON.stringify({ ...MANIFEST, adapter: name, ...change }, null, 2);
+const fw = (files: Record<string, string> = {}) =>
+  checkout({ 'roles/r.md': ROLE, 'adapters/test/manifest.json': manifest({}), ...files }, { shipped: false });
+const withManifest = (change: Record<string, unknown>) => fw({ 'adapters/test/manifest.json': manifest(change) });
+
+/** What a user would be told: every problem of locate + validate. */
+function problemsOf(dir: string, prefix?: string): Problem[] {
+  try {
+    return validate(locate(dir, prefix)).problems;
+  } catch (error) {
+    if (error instanceof FrameworkError) return error.problems;
+    throw error;
+  }
+}
+
+/** A host whose lock is rebuilt after `change`: what re-hashing an edited core into the lock gives. */
+function rehashed(change: (core: string) => void): string {
+  const dir = host({}, { adapters: ['claude-code'] });
+  const core = join(dir, '.gateline/core');
+  change(core);
+  const lock = buildLock(hashTree(core), {
+    version: '0.1.0',
+    source: { type: 'embedded', package: 'create-gateline@0.1.0' },
+    core: 'core',
+    adapters: ['claude-code'],
+  });
+  writeFileSync(join(dir, '.gateline/framework-lock.json'), stringifyLock(lock));
+  return dir;
+}
+
+type Case = [what: string, problems: () => Problem[]];
+
+const CASES: Record<string, Case[]> = {
+  'output-dir-in-repo': [
+    ["'..' in output_dir", () => problemsOf(withManifest({ output_dir: '../out' }))],
+    ['an absolute output_dir', () => problemsOf(withManifest({ output_dir: '/tmp/out' }))],
+    ['an output_dir into .git', () => problemsOf(withManifest({ output_dir: '.git/hooks' }))],
+  ],
+  'filename-is-a-name': [
+    ["a filename without '{role}'", () => problemsOf(withManifest({ filename: 'agent.md' }))],
+    ['a filename with a path separator', () => problemsOf(withManifest({ filename: 'x/{role}.md' }))],
+  ],
+  'no-wildcard-tools': [
+    ["'*'", () => problemsOf(withManifest({ tool_map: { read: ['*'] } }))],
+    ["'Bash(*)'", () => problemsOf(withManifest({ tool_map: { read: ['Bash(*)'] } }))],
+  ],
+  'plain-tool-names': [
+    ['a comma inside a tool name', () => problemsOf(withManifest({ tool_map: { read: ['Read, Write'] } }))],
+    ['a comma inside a rule', () => problemsOf(withManifest({ tool_map: { read: ['Bash(a,*)'] } }))],
+  ],
+  'permission-names-are-plain': [
+    [
+      "a '(...)' rule in a permission-map tool",
+      () => problemsOf(withManifest({ tools_style: 'permission-map', tool_map: { read: ['read(src)'] } })),
+    ],
+  ],
+  'extra-frontmatter-grants-nothing': [
+    ["'hooks'", () => problemsOf(withManifest({ extra_frontmatter: { hooks: 'x' } }))],
+    ["'memory'", () => problemsOf(withManifest({ extra_frontmatter: { memory: 'project' } }))],
+    [
+      "'Permission-Mode' (case and separators)",
+      () => problemsOf(withManifest({ extra_frontmatter: { 'Permission-Mode': 'acceptEdits' } })),
+    ],
+    ["'tools'", () => problemsOf(withManifest({ extra_frontmatter: { tools: 'Write' } }))],
+  ],
+  'extra-frontmatter-keeps-rendered-keys': [
+    ["'model'", () => problemsOf(withManifest({ extra_frontmatter: { model: 'other' } }))],
+    ["'description'", () => problemsOf(withManifest({ extra_frontmatter: { description: 'other' } }))],
+  ],
+  'output-dir-no-link': [
+    [
+      'a linked output folder that leaves the repository',
+      () => {
+        const dir = fw();
+        symlinkSync(testdir(), join(dir, 'out'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      'a linked output folder into .git',
+      () => {
+        const dir = fw();
+        mkdirSync(join(dir, '.git/hooks'), { recursive: true });
+        symlinkSync(join(dir, '.git/hooks'), join(dir, 'out'));
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  floor: [["a role lacking the floor's 'shell'", () => problemsOf(withManifest({ floor: { shell: 'commands always run' } }))]],
+  'no-capability-leak': [
+    ['a tool mapped from read and from edit', () => problemsOf(withManifest({ tool_map: { read: ['Read'], edit: ['Read'] } }))],
+    [
+      'a rule of a tool mapped from a lacking capability',
+      () => problemsOf(withManifest({ tool_map: { read: ['Bash(git log:*)'], shell: ['Bash'] } })),
+    ],
+  ],
+  'one-path-one-adapter': [
+    ['two adapters rendering the same path', () => problemsOf(fw({ 'adapters/other/manifest.json': manifest({}, 'other') }))],
+  ],
+  'regular-files-only': [
+    [
+      'a symbolic link at a rendered path',
+      () => {
+        const dir = fw({ 'elsewhere.md': 'x\n' });
+        mkdirSync(join(dir, 'out'));
+        symlinkSync(join(dir, 'elsewhere.md'), join(dir, 'out/r.md'));
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  'hand-written-stays': [['a hand-written file at a rendered path', () => problemsOf(fw({ 'out/r.md': '---\nname: r\n---\nMine.\n' }))]],
+  'prefix-is-plain': [
+    ['a prefix with a space', () => problemsOf(fw(), 'my prefix')],
+    ["a prefix with '..'", () => problemsOf(fw(), '../up')],
+  ],
+  'core-in-repo': [
+    [
+      "a lock whose core is '..'",
+      () => {
+        const dir = host({}, { adapters: ['claude-code'] });
+        const lockFile = join(dir, '.gateline/framework-lock.json');
+        writeFileSync(lockFile, readFileSync(lockFile, 'utf8').replace('"core": "core"', '"core": "../.."'));
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  'core-matches-lock': [
+    [
+      'an edited vendored file',
+      () => {
+        const dir = host({}, { adapters: ['claude-code'] });
+        writeFileSync(join(dir, '.gateline/core/roles/reviewer.md'), ROLE);
+        return problemsOf(dir);
+      },
+    ],
+    [
+      'a vendored file replaced by a link, the lock re-hashed',
+      () =>
+        problemsOf(
+          rehashed((core) => {
+            const outside = join(testdir(), 'rules.ts');
+            writeFileSync(outside, readFileSync(join(core, 'src/render/rules.ts')));
+            rmSync(join(core, 'src/render/rules.ts'));
+            symlinkSync(outside, join(core, 'src/render/rules.ts'));
+          }),
+        ),
+    ],
+  ],
+  'overlays-in-place': [
+    ['an emptied overlay', () => problemsOf(host({ '.gateline/overlays/_all.md': '\n' }, { adapters: ['claude-code'] }))],
+  ],
+  'session-only-on-resume': [
+    [
+      "'{session}' in headless args",
+      () => {
+        const headless = { command: 'runner', args: ['--session', '{session}', '{prompt}'] };
+        const dir = withManifest({ headless });
+        try {
+          loadAdapters(dir, '', ['test']);
+          return [];
+        } catch (error) {
+          if (error instanceof FrameworkError) return error.problems;
+          throw error;
+        }
+      },
+    ],
+  ],
+};
+
+describe('the narrowing and containment rules', () => {
+  it('every rule has a refusing case, and every case names a rule', () => {
+    expect(Object.keys(CASES).sort()).toEqual(RULES.map((r) => r.ruleName).sort());
+  });
+
+  it('the shipped roles and adapters break none of them, in a checkout and in a host', () => {
+    expect(problemsOf(checkout()).filter((p) => p.rule)).toEqual([]);
+    const dir = host({ '.gateline/overlays/_all.md': '<!-- stub -->\n' }, { adapters: ['claude-code'] });
+    for (const role of ['planner', 'implementer', 'reviewer', 'verifier']) writeFileSync(join(dir, `.gateline/overlays/${role}.md`), 'x\n');
+    expect(problemsOf(dir).filter((p) => p.rule)).toEqual([]);
+  });
+
+  for (const [name, cases] of Object.entries(CASES)) {
+    describe(name, () => {
+      for (const [what, problems] of cases) {
+        it(`refuses ${what}`, () => {
+          const found = problems();
+          expect(found.filter((p) => p.rule === name).length, JSON.stringify(found, null, 1)).toBeGreaterThan(0);
+        });
+      }
+    });
+  }
+});
