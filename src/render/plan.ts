@@ -31,10 +31,28 @@ export interface Plan {
 /** Plans every file of every selected adapter × role without touching the disk. */
 export function planRender(ctx: Context): Plan {
   const problems: Problem[] = [];
-  const at = (...parts: string[]) => [ctx.coreDisplay, ...parts].filter(Boolean).join('/');
+  const manifests = adaptersOf(ctx, problems);
+  const inputs = inputsOf(ctx, problems);
+  const owners = new Map<string, string>();
+  const files: PlannedFile[] = [];
+  for (const manifest of manifests) {
+    if (!selected(ctx, manifest)) continue;
+    for (const role of manifest.roles) {
+      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems });
+      if (file) files.push(file);
+    }
+  }
+  return { files, manifests, overlays: inputs.overlays(), problems };
+}
+
+const selected = (ctx: Context, manifest: Manifest) => !ctx.selected || ctx.selected.includes(manifest.adapter);
+const display = (ctx: Context, ...parts: string[]) => [ctx.coreDisplay, ...parts].filter(Boolean).join('/');
+
+/** The core's adapters whose output folder stays inside the repository; the lock's selection must exist. */
+function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
   const adaptersDir = join(ctx.coreRoot, 'adapters');
   const names = listAdapters(adaptersDir);
-  if (names.length === 0) problems.push({ file: at('adapters'), message: 'no adapter found (a folder with a manifest.json)' });
+  if (names.length === 0) problems.push({ file: display(ctx, 'adapters'), message: 'no adapter found (a folder with a manifest.json)' });
   for (const name of ctx.selected ?? []) {
     if (!names.includes(name)) {
       problems.push({
@@ -43,59 +61,61 @@ export function planRender(ctx: Context): Plan {
       });
     }
   }
-  const loaded = names.flatMap((name) => loadManifest(adaptersDir, at('adapters'), name, problems) ?? []);
   const manifests: Manifest[] = [];
-  for (const manifest of loaded) {
+  for (const name of names) {
+    const manifest = loadManifest(adaptersDir, display(ctx, 'adapters'), name, problems);
+    if (!manifest) continue;
     const leak = rules.outputDirNoLink(ctx.root, manifest);
     if (!leak.length) manifests.push(manifest);
-    else if (!ctx.selected || ctx.selected.includes(manifest.adapter)) problems.push(...leak);
+    else if (selected(ctx, manifest)) problems.push(...leak);
   }
+  return manifests;
+}
 
+/** Role specs and overlays, each read once however many adapters use it. */
+function inputsOf(ctx: Context, problems: Problem[]) {
   const roles = new Map<string, Role | undefined>();
-  const role = (name: string) => {
-    if (!roles.has(name)) roles.set(name, loadRole(join(ctx.coreRoot, 'roles'), at('roles'), name, problems));
-    return roles.get(name);
-  };
   const overlays = new Map<string, Overlay>();
-  const overlay = (name: string) => {
-    const file = `${ctx.prefix}/overlays/${name}.md`;
-    if (!overlays.has(file)) overlays.set(file, readOverlay(join(ctx.root, file), file, problems));
-    return overlays.get(file) as Overlay;
+  return {
+    role(name: string): Role | undefined {
+      if (!roles.has(name)) roles.set(name, loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, problems));
+      return roles.get(name);
+    },
+    overlay(name: string): Overlay {
+      const file = `${ctx.prefix}/overlays/${name}.md`;
+      if (!overlays.has(file)) overlays.set(file, readOverlay(join(ctx.root, file), file, problems));
+      return overlays.get(file) as Overlay;
+    },
+    overlays: () => [...overlays.values()],
   };
+}
 
-  const files: PlannedFile[] = [];
-  const owners = new Map<string, string>();
-  for (const manifest of manifests) {
-    if (ctx.selected && !ctx.selected.includes(manifest.adapter)) continue;
-    for (const name of manifest.roles) {
-      const spec = role(name);
-      if (!spec) continue;
-      const model = modelFor(manifest, name, spec.profile);
-      if (!model) {
-        problems.push({
-          file: manifest.file,
-          message:
-            `no model for role '${name}': its capability_profile '${spec.profile}' is not in model_map ` +
-            `(${Object.keys(manifest.modelMap).join(', ') || 'empty'}); add it, or set model_overrides.${name}`,
-        });
-        continue;
-      }
-      const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
-      const refused = [
-        ...rules.floor(spec, manifest),
-        ...rules.noCapabilityLeak(spec, manifest),
-        ...rules.onePathOneAdapter(path, manifest, owners),
-      ];
-      problems.push(...refused);
-      if (refused.length) continue;
-      const spliced = ctx.mode === 'host' ? [overlay('_all'), overlay(name)] : [];
-      files.push({
-        path,
-        adapter: manifest.adapter,
-        role: name,
-        content: emitAgent({ role: spec, manifest, model, tools: toolsFor(spec, manifest), overlays: spliced }),
-      });
-    }
+type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; problems: Problem[] };
+
+/** One adapter × role: resolve the model, run the role rules, emit. Undefined when refused. */
+function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs): PlannedFile | undefined {
+  const { problems } = inputs;
+  const spec = inputs.role(name);
+  if (!spec) return undefined;
+  const model = modelFor(manifest, name, spec.profile);
+  if (!model) {
+    problems.push({
+      file: manifest.file,
+      message:
+        `no model for role '${name}': its capability_profile '${spec.profile}' is not in model_map ` +
+        `(${Object.keys(manifest.modelMap).join(', ') || 'empty'}); add it, or set model_overrides.${name}`,
+    });
+    return undefined;
   }
-  return { files, manifests, overlays: [...overlays.values()], problems };
+  const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
+  const refused = [
+    ...rules.floor(spec, manifest),
+    ...rules.noCapabilityLeak(spec, manifest),
+    ...rules.onePathOneAdapter(path, manifest, inputs.owners),
+  ];
+  problems.push(...refused);
+  if (refused.length) return undefined;
+  const overlays = ctx.mode === 'host' ? [inputs.overlay('_all'), inputs.overlay(name)] : [];
+  const content = emitAgent({ role: spec, manifest, model, tools: toolsFor(spec, manifest), overlays });
+  return { path, adapter: manifest.adapter, role: name, content };
 }
