@@ -176,6 +176,32 @@ const CASES: Record<string, Case[]> = {
   'overlays-in-place': [
     ['an emptied overlay', () => problemsOf(host({ '.gateline/overlays/_all.md': '\n' }, { adapters: ['claude-code'] }))],
   ],
+  'command-prefixes-are-plain': [
+    ...[
+      ['a wildcard', 'git *'],
+      ["';'", 'git status; rm -rf x'],
+      ["'&&'", 'npm test && echo x'],
+      ["'|'", 'git log | tee out'],
+      ["'>'", 'git diff > out.txt'],
+      ['a backtick', 'echo `id`'],
+      ["'$('", 'echo $(id)'],
+      ['an empty prefix', '" "'],
+    ].map(
+      ([what, command]): Case => [
+        `${what} in commands`,
+        () =>
+          problemsOf(
+            fw({
+              'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, ${command}]\n---\nBody`),
+            }),
+          ),
+      ],
+    ),
+    [
+      "commands on a role without 'shell'",
+      () => problemsOf(fw({ 'roles/r.md': ROLE.replace('---\nBody', 'commands: [git diff]\n---\nBody') })),
+    ],
+  ],
   'session-only-on-resume': [
     [
       "'{session}' in headless args",

@@ -3,6 +3,7 @@ import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../share
 import type { Problem } from '../shared/problem.ts';
 import { readInput } from '../shared/text.ts';
 import { parseFrontmatter } from './frontmatter.ts';
+import { rules } from './rules.ts';
 
 export interface Role {
   name: string;
@@ -11,10 +12,16 @@ export interface Role {
   dispatch: string;
   capabilities: Capability[];
   profile: string;
+  /**
+   * The command prefixes the role may run through its shell, when it lists them (`commands`):
+   * rendered as each runner's own command rules instead of the bare shell tool.
+   */
+  commands?: string[];
   body: string;
 }
 
 const KEYS = ['dispatch', 'capabilities', 'capability_profile'];
+const OPTIONAL_KEYS = ['commands'];
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** Loads `roles/<name>.md`; pushes every problem it finds and returns undefined if there is any. */
@@ -35,7 +42,8 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
   if (!fm) return undefined;
 
   for (const [key, { line }] of fm.fields) {
-    if (!KEYS.includes(key)) problems.push({ file, line, message: `unknown key '${key}' (allowed: ${KEYS.join(', ')})` });
+    if (!KEYS.includes(key) && !OPTIONAL_KEYS.includes(key))
+      problems.push({ file, line, message: `unknown key '${key}' (allowed: ${[...KEYS, ...OPTIONAL_KEYS].join(', ')})` });
   }
   for (const key of KEYS) {
     if (!fm.fields.has(key)) problems.push({ file, line: 1, message: `missing required key '${key}'` });
@@ -60,6 +68,12 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
       }
     }
   }
+  const commands = fm.fields.get('commands');
+  if (commands && !Array.isArray(commands.value)) {
+    problems.push({ file, line: commands.line, message: "'commands' must be a list of command prefixes, e.g. [git diff, npm test]" });
+  } else if (commands) {
+    problems.push(...rules.commandPrefixesArePlain({ file, line: commands.line, commands: commands.value as string[], capabilities }));
+  }
   if (profile && (typeof profile.value !== 'string' || !PROFILE.test(profile.value))) {
     problems.push({ file, line: profile.line, message: "'capability_profile' must be one name, e.g. deep" });
   }
@@ -73,6 +87,7 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
     dispatch: dispatch?.value as string,
     capabilities,
     profile: profile?.value as string,
+    ...(commands ? { commands: commands.value as string[] } : {}),
     body,
   };
 }

@@ -336,6 +336,26 @@ export const rules = {
       }),
   ),
 
+  commandPrefixesArePlain: rule(
+    'command-prefixes-are-plain',
+    "a role's `commands` are plain command prefixes: words without wildcards or shell metacharacters, and the role has `shell`",
+    (spec: { file: string; line: number; commands: readonly string[]; capabilities: readonly Capability[] }): Problem[] => {
+      const at = { file: spec.file, line: spec.line };
+      const problems: Problem[] = [];
+      if (!spec.capabilities.includes('shell'))
+        problems.push({
+          ...at,
+          message: "'commands' lists what the shell may run, but the role has no 'shell' capability: add it, or drop 'commands'",
+        });
+      for (const command of spec.commands) {
+        const why = commandFlaw(command);
+        if (why) problems.push({ ...at, message: `'commands' lists ${JSON.stringify(command)}: ${why}` });
+      }
+      if (new Set(spec.commands).size !== spec.commands.length) problems.push({ ...at, message: "'commands' lists a prefix twice" });
+      return problems;
+    },
+  ),
+
   sessionOnlyOnResume: rule(
     'session-only-on-resume',
     "headless 'args' never pass '{session}': continuing a session without naming the agent again runs the runner's default agent",
@@ -348,6 +368,17 @@ export const rules = {
 
 /** Every rule, for the table test and the docs. */
 export const RULES: Rule<never[]>[] = Object.values(rules) as unknown as Rule<never[]>[];
+
+/** Why a command prefix is refused, or undefined when it is one plain command with arguments. */
+function commandFlaw(command: string): string | undefined {
+  if (command.trim() === '') return 'an empty prefix would allow every command';
+  if (/[*?[\]{}]/.test(command)) return 'a wildcard would allow commands nobody listed; list each prefix';
+  const meta = /;|&|\||>|<|`|\$|\(|\)|\\|'|"|\n|\r|\t|#|!|~/.exec(command);
+  if (meta) return `'${meta[0]}' is a shell metacharacter: a prefix is one command and its leading arguments`;
+  if (!/^[A-Za-z0-9._/@=:+%-]+( [A-Za-z0-9._/@=:+%-]+)*$/.test(command))
+    return 'a prefix is words of letters, digits and . _ / @ = : + % - separated by single spaces';
+  return undefined;
+}
 
 /**
  * The runner tools a role receives: only those mapped from its own capabilities, in the role's
