@@ -90,12 +90,13 @@ export function gateline(args: string[], cwd: string, env: Record<string, string
  * Every file, folder and link under `dir` (files with bytes and mtime, links with their target):
  * equal snapshots mean nothing was touched, not even an empty folder left behind.
  */
-export function snapshot(dir: string): Record<string, string> {
+export function snapshot(dir: string, skip: string[] = []): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (rel: string) => {
     for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isSymbolicLink()) out[path] = `link ${readlinkSync(join(dir, path))}`;
+      if (skip.includes(path)) out[path] = 'skipped';
+      else if (entry.isSymbolicLink()) out[path] = `link ${readlinkSync(join(dir, path))}`;
       else if (entry.isDirectory()) {
         out[path] = 'dir';
         walk(path);

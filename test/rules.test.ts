@@ -202,6 +202,52 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(fw({ 'roles/r.md': ROLE.replace('---\nBody', 'commands: [git diff]\n---\nBody') })),
     ],
   ],
+  'inputs-stay-inside': [
+    [
+      'an overlay linked to a file outside the repository (and its content is never shown)',
+      () => {
+        const secret = join(testdir(), 'secret.md');
+        writeFileSync(secret, 'TOP-SECRET-CONTENT\n');
+        const dir = host({}, { adapters: ['claude-code'] });
+        mkdirSync(join(dir, '.gateline/overlays'), { recursive: true });
+        symlinkSync(secret, join(dir, '.gateline/overlays/_all.md'));
+        const found = problemsOf(dir);
+        expect(JSON.stringify(found)).not.toContain('TOP-SECRET');
+        return found;
+      },
+    ],
+    [
+      'a role spec linked outside the repository',
+      () => {
+        const outside = join(testdir(), 'r.md');
+        writeFileSync(outside, ROLE);
+        const dir = fw();
+        rmSync(join(dir, 'roles/r.md'));
+        symlinkSync(outside, join(dir, 'roles/r.md'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      'a manifest linked outside the repository',
+      () => {
+        const outside = join(testdir(), 'manifest.json');
+        writeFileSync(outside, manifest({}));
+        const dir = fw();
+        rmSync(join(dir, 'adapters/test/manifest.json'));
+        symlinkSync(outside, join(dir, 'adapters/test/manifest.json'));
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  'no-control-characters': [
+    [
+      'a carriage return that smuggles a tool list into a rule',
+      () => problemsOf(withManifest({ tool_map: { read: ['Glob(x\rtools:\r  - Read\r  - Write)'] } })),
+    ],
+    ['a DEL in the dispatch line', () => problemsOf(fw({ 'roles/r.md': ROLE.replace('Test role.', 'Test\u007f role.') }))],
+    ['a lone surrogate in a model', () => problemsOf(withManifest({ model_map: { deep: 'm\ud800' } }))],
+    ['a line separator in extra frontmatter', () => problemsOf(withManifest({ extra_frontmatter: { color: 'red\u2028tools: Write' } }))],
+  ],
   'session-only-on-resume': [
     [
       "'{session}' in headless args",

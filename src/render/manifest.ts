@@ -4,7 +4,7 @@ import { isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import { parseJson } from '../shared/json.ts';
 import type { Problem } from '../shared/problem.ts';
 import { lineOfJsonKey, readInput } from '../shared/text.ts';
-import { rules } from './rules.ts';
+import { manifestValues, rules } from './rules.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
 const TOOLS_STYLES: ToolsStyle[] = ['csv', 'yaml-list', 'permission-map', 'codex-sandbox'];
@@ -128,6 +128,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   }
   const input = { file, text, json: m };
   for (const check of MANIFEST_RULES) problems.push(...check(input));
+  problems.push(...rules.noControlCharacters(manifestValues(input)));
   if (problems.length > before) return undefined;
   return {
     adapter: name,

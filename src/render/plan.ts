@@ -63,6 +63,9 @@ function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
   }
   const manifests: Manifest[] = [];
   for (const name of names) {
+    const outside = rules.inputsStayInside(ctx.root, display(ctx, 'adapters', name, 'manifest.json'));
+    problems.push(...outside);
+    if (outside.length) continue;
     const manifest = loadManifest(adaptersDir, display(ctx, 'adapters'), name, problems);
     if (!manifest) continue;
     const leak = rules.outputDirNoLink(ctx.root, manifest);
@@ -78,12 +81,23 @@ function inputsOf(ctx: Context, problems: Problem[]) {
   const overlays = new Map<string, Overlay>();
   return {
     role(name: string): Role | undefined {
-      if (!roles.has(name)) roles.set(name, loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, problems));
+      if (!roles.has(name)) {
+        const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`));
+        problems.push(...outside);
+        roles.set(name, outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, problems));
+      }
       return roles.get(name);
     },
     overlay(name: string): Overlay {
       const file = `${ctx.prefix}/overlays/${name}.md`;
-      if (!overlays.has(file)) overlays.set(file, readOverlay(join(ctx.root, file), file, problems));
+      if (!overlays.has(file)) {
+        const outside = rules.inputsStayInside(ctx.root, file);
+        problems.push(...outside);
+        overlays.set(
+          file,
+          outside.length ? { file, present: true, empty: false, splice: '' } : readOverlay(join(ctx.root, file), file, problems),
+        );
+      }
       return overlays.get(file) as Overlay;
     },
     overlays: () => [...overlays.values()],

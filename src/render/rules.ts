@@ -1,6 +1,6 @@
 import type { Capability } from '../shared/capabilities.ts';
 import { NOT_REGULAR } from '../shared/integrity.ts';
-import { checkPrefix, checkRelativePath, escapesThroughSymlink } from '../shared/paths.ts';
+import { checkPrefix, checkRelativePath, escapesThroughSymlink, resolvesOutside } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import { lineOfJsonKey } from '../shared/text.ts';
 
@@ -75,6 +75,25 @@ const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\,#]*\))?$/;
 /** A parenthesised rule that matches everything (`Bash(*)`) is the bare tool: a wildcard too. */
 const WILDCARD_RULE = /\(\s*[*?:\s]*\)$/;
 const isWildcard = (tool: string) => /[*?]/.test(tool.replace(/\(.*\)$/, '')) || WILDCARD_RULE.test(tool);
+
+// C0 and C1 controls, DEL, the Unicode line and paragraph separators, and unpaired surrogates:
+// each is read as a line break by some YAML parser, or makes a TOML file invalid.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Every string of a manifest that the renderer writes into an agent file, with its key. */
+export function manifestValues(m: ManifestInput): { file: string; line?: number; what: string; value: string }[] {
+  const out: { file: string; line?: number; what: string; value: string }[] = [];
+  const add = (key: string, name: string, value: unknown) => {
+    if (typeof value === 'string') out.push({ file: m.file, line: lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
+  };
+  for (const [cap, tool] of mappedTools(m)) add('tool_map', cap, tool);
+  for (const key of ['model_map', 'model_overrides', 'extra_frontmatter']) {
+    const obj = m.json[key];
+    if (typeof obj === 'object' && obj !== null) for (const [name, value] of Object.entries(obj)) add(key, name, value);
+  }
+  return out;
+}
 
 const keyProblem = (m: ManifestInput, key: string, message: string): Problem => ({
   file: m.file,
@@ -179,6 +198,19 @@ export const rules = {
         .map((key) => keyProblem(m, 'extra_frontmatter', `may not set '${key}': the renderer writes it from the role spec`)),
   ),
 
+  noControlCharacters: rule(
+    'no-control-characters',
+    'no value that lands in YAML frontmatter or TOML holds a control character, line separator or lone surrogate (a runner would read a line break, or drop the file)',
+    (values: { file: string; line?: number; what: string; value: string }[]): Problem[] =>
+      values
+        .filter((v) => CONTROL.test(v.value))
+        .map((v) => ({
+          file: v.file,
+          ...(v.line ? { line: v.line } : {}),
+          message: `${v.what} holds a control character, line separator or lone surrogate (${JSON.stringify(v.value)}): remove it`,
+        })),
+  ),
+
   outputDirNoLink: rule(
     'output-dir-no-link',
     'an output folder never leaves the repository, or enters .git, through a symbolic link',
@@ -186,6 +218,20 @@ export const rules = {
       const leak = escapesThroughSymlink(root, adapter.outputDir);
       return leak ? [{ file: adapter.file, message: `output_dir ${leak}` }] : [];
     },
+  ),
+
+  inputsStayInside: rule(
+    'inputs-stay-inside',
+    'role specs, manifests and overlays are read only from inside the repository: a link that leaves it is refused unread',
+    (root: string, rel: string): Problem[] =>
+      resolvesOutside(root, rel)
+        ? [
+            {
+              file: rel,
+              message: 'is a symbolic link that leaves the repository: gateline reads only files inside it; replace the link with the file',
+            },
+          ]
+        : [],
   ),
 
   floor: rule(

@@ -25,9 +25,11 @@ export function applyStates(root: string, states: FileState[]): { written: strin
 
 export function writeAtomic(abs: string, content: string): void {
   mkdirSync(dirname(abs), { recursive: true });
-  const tmp = join(dirname(abs), `.${basename(abs)}.${process.pid}.tmp`);
+  // An unpredictable name, created exclusively: a link planted at a guessable temp name is never
+  // written through (the 'wx' open fails instead).
+  const tmp = join(dirname(abs), `.${basename(abs)}.${globalThis.crypto.randomUUID()}.tmp`);
   try {
-    writeFileSync(tmp, content);
+    writeFileSync(tmp, content, { flag: 'wx' });
     renameSync(tmp, abs);
   } catch (error) {
     rmSync(tmp, { force: true });

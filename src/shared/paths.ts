@@ -63,3 +63,15 @@ export function escapesThroughSymlink(root: string, rel: string): string | undef
   }
   return undefined;
 }
+
+/** True when `rel` exists and resolves, through any link, to a place outside `root`. */
+export function resolvesOutside(root: string, rel: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(join(root, rel));
+  } catch {
+    return false; // absent or a broken link: the reader reports it
+  }
+  const inside = relative(realpathSync(root), real);
+  return inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+}

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Problem } from './problem.ts';
 
 /** Reads a text file as the renderer sees it: UTF-8, no BOM, LF line endings. */
@@ -12,6 +12,12 @@ export function readText(path: string): string {
  */
 export function readInput(path: string, file: string, problems: Problem[]): string | undefined {
   try {
+    // A FIFO would block the read and a device would never end: only regular files are read.
+    const stat = statSync(path);
+    if (!stat.isFile() && !stat.isDirectory()) {
+      problems.push({ file, message: 'is not a regular file (a FIFO, socket or device): replace it with the file gateline expects' });
+      return undefined;
+    }
     return readText(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
