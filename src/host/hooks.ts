@@ -35,11 +35,13 @@ export function validateCommand(prefix: string): string {
   return `node ${prefix}/core/src/hook.mjs validate`;
 }
 
+/** The files that make `style` (auto: the manager the repository uses) run validate before each commit. */
 export async function planHook(root: string, style: HookStyle, prefix: string, packageRoot: string): Promise<HookPlan> {
   const chosen = style === 'auto' ? detectHookStyle(root) : style;
   const command = validateCommand(prefix);
   const plan: HookPlan = { style: chosen, changes: [], conflicts: [], notes: [] };
   const current = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : undefined);
+  // The command sits in the YAML snippets as a quoted string: the prefix is checked to need no escaping.
   const snippet = (name: string) => parse(template(packageRoot, `hooks/${name}`, { command }));
 
   if (chosen === 'git') {
