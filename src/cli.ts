@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderAll } from './render/render.ts';
+import { staleLines } from './render/stale.ts';
 import { locate } from './shared/context.ts';
 import { FrameworkError, type Problem, UsageError } from './shared/problem.ts';
-import { paint, problemLines, staleLines } from './shared/report.ts';
+import { paint, problemLines } from './shared/report.ts';
 import { validate } from './validate/validate.ts';
 
 export interface Io {

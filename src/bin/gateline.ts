@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === '--version' || command === '-v') {
     const { readVersion } = await import('../init/vendor.ts');
-    const { PACKAGE_ROOT } = await import('../init/source.ts');
+    const { PACKAGE_ROOT } = await import('../host/package.ts');
     io.stdout.write(`${readVersion(PACKAGE_ROOT)}\n`);
     return 0;
   }

@@ -2,16 +2,16 @@ import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, styleText } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
+import { detectHookStyle, HOOK_STYLES, type HookStyle } from '../host/hook-style.ts';
+import { PACKAGE_ROOT } from '../host/package.ts';
 import { inspect, probe, runnerCommands } from '../probe/probe.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { DEFAULT_PREFIX } from '../shared/context.ts';
 import { LOCK_FILE, readLock } from '../shared/lock.ts';
 import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
-import { detectHookStyle, HOOK_STYLES, type HookStyle } from './hooks.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
 import { type Answers, ask, cancelled, confirm, intro, note, outro } from './prompts.ts';
-import { PACKAGE_ROOT } from './source.ts';
 import { readVersion } from './vendor.ts';
 
 export interface CliIo {

@@ -4,7 +4,11 @@ import { dirname, join } from 'node:path';
 import type { Options as DegitOptions } from 'degit';
 import { execa } from 'execa';
 import semver from 'semver';
-import { gitignoreLines } from '../probe/probe.ts';
+import type { HookStyle } from '../host/hook-style.ts';
+import { type FileChange, HookError, type HookPlan, planHook } from '../host/hooks.ts';
+import { gitignoreLines, WORKFLOW } from '../host/layout.ts';
+import { PACKAGE_ROOT } from '../host/package.ts';
+import { MANAGED_MARK, template } from '../host/templates.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
 import { renderAll } from '../render/render.ts';
 import type { FileState } from '../render/state.ts';
@@ -13,9 +17,7 @@ import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../sha
 import { checkPrefix, escapesThroughSymlink } from '../shared/paths.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
-import { type FileChange, type HookStyle, planHook } from './hooks.ts';
-import { type CoreSource, degitSource, embeddedSource, PACKAGE_ROOT } from './source.ts';
-import { MANAGED_MARK, template } from './templates.ts';
+import { type CoreSource, degitSource, embeddedSource } from './source.ts';
 import { Transaction } from './transaction.ts';
 import { vendorCore } from './vendor.ts';
 
@@ -56,6 +58,26 @@ export interface InstallPlan {
   stage: string;
 }
 
+/** A host file the install wants, with its bytes and (for the git hook) its mode. */
+interface Wanted {
+  content: string | Buffer;
+  mode?: number;
+}
+
+/** What the install would make of the host, gathered step by step before anything is written. */
+interface Draft {
+  root: string;
+  prefix: string;
+  force: boolean;
+  /** Every file the install wants, in the order it writes them. */
+  desired: Map<string, Wanted>;
+  /** Files in the way that the installer did not write. */
+  conflicts: string[];
+  removes: string[];
+  /** Problems with the staged core that stop the install. */
+  problems: Problem[];
+}
+
 /**
  * Works out everything an install or upgrade would change, without writing to the host.
  * Throws InstallError for anything that would stop it: not a git root, an unknown adapter,
@@ -64,120 +86,27 @@ export interface InstallPlan {
 export async function planInstall(options: InstallOptions): Promise<InstallPlan> {
   const { root, prefix } = options;
   await checkGitRoot(root);
-  const prefixProblems: string[] = [];
-  checkPrefix(prefix, (m) => prefixProblems.push(m));
-  if (prefixProblems.length) throw new InstallError(`--prefix ${prefixProblems[0]}`);
-
-  const lockPath = join(prefix, LOCK_FILE);
+  checkPrefixFlag(prefix);
   const lockProblems: Problem[] = [];
-  const previous = existsSync(join(root, lockPath)) ? readLock(join(root, lockPath), lockPath, lockProblems) : undefined;
+  const previous = readPreviousLock(root, prefix, lockProblems);
   const source = options.from ? await degitSource(options.from, options.degit) : embeddedSource(options.packageRoot);
   const stage = mkdtempSync(join(tmpdir(), 'gateline-stage-'));
   try {
     vendorCore(source.dir, stage);
-    const shipped = listAdapters(join(stage, 'adapters'));
-    const adapters = [...new Set(options.adapters ?? previous?.adapters ?? shipped)].sort();
-    const unknown = adapters.filter((a) => !shipped.includes(a));
-    if (unknown.length)
-      throw new InstallError(`unknown adapter ${unknown.map((a) => `'${a}'`).join(', ')}: choose from ${shipped.join(', ')}`);
-    if (adapters.length === 0) throw new InstallError(`no adapter selected: choose at least one of ${shipped.join(', ')}`);
-
+    const adapters = chooseAdapters(stage, options.adapters ?? previous?.adapters);
     const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
-    const desired = new Map<string, { content: string | Buffer; mode?: number }>();
-    const conflicts: string[] = [];
-    const removes: string[] = [];
-    const disk = (path: string) => readHostFile(root, path);
+    const draft: Draft = { root, prefix, force: options.force, desired: new Map(), conflicts: [], removes: [], problems: [] };
 
-    // The vendored core: exactly the staged tree. Files there that the old lock does not list
-    // were not written by the installer.
-    const files = hashTree(stage);
-    const coreDir = `${prefix}/core`;
-    for (const path of Object.keys(files)) desired.set(`${coreDir}/${path}`, { content: readFileSync(join(stage, path)) });
-    if (existsSync(join(root, coreDir))) {
-      for (const path of Object.keys(hashTree(join(root, coreDir)))) {
-        if (Object.hasOwn(files, path)) continue;
-        if (!(previous && Object.hasOwn(previous.files, path)) && !options.force) conflicts.push(`${coreDir}/${path}`);
-        removes.push(`${coreDir}/${path}`);
-      }
-      if (!previous) {
-        for (const path of Object.keys(files)) {
-          const current = disk(`${coreDir}/${path}`);
-          if (current && !current.equals(readFileSync(join(stage, path)))) conflicts.push(`${coreDir}/${path}`);
-        }
-      }
-    }
-    const lock: Lock = buildLock(files, { version: source.version, source: source.source, core: 'core', adapters });
-    desired.set(lockPath, { content: stringifyLock(lock) });
+    const lock = addCore(draft, stage, previous, { version: source.version, source: source.source, adapters });
+    addOverlayStubs(draft, stage, adapters, packageRoot);
+    if (options.packageScript) addPackageScript(draft);
+    if (options.gitignore) addGitignoreLines(draft);
+    addWorkflow(draft, packageRoot);
+    const hook = await addHook(draft, options.hook, packageRoot);
 
-    // Overlay stubs for _all and every role the selected adapters render; existing ones are the host's.
-    const problems: Problem[] = [];
-    const roles = new Set<string>();
-    for (const adapter of adapters)
-      for (const role of loadManifest(join(stage, 'adapters'), 'adapters', adapter, problems)?.roles ?? []) roles.add(role);
-    for (const name of ['_all', ...[...roles].sort()]) {
-      const path = `${prefix}/overlays/${name}.md`;
-      if (disk(path) !== undefined) continue;
-      const text =
-        name === '_all'
-          ? template(packageRoot, 'overlay-all.md', { prefix })
-          : template(packageRoot, 'overlay-role.md', { prefix, role: name });
-      desired.set(path, { content: text });
-    }
-
-    if (options.packageScript) {
-      const text = disk('package.json')?.toString('utf8');
-      if (text !== undefined) desired.set('package.json', { content: withScript(text, `node ${prefix}/core/src/main.ts`) });
-    }
-    if (options.gitignore) {
-      const text = disk('.gitignore')?.toString('utf8') ?? '';
-      const missing = gitignoreLines(prefix).filter((line) => !text.split(/\r?\n/).includes(line));
-      if (missing.length)
-        desired.set('.gitignore', { content: `${text}${text && !text.endsWith('\n') ? '\n' : ''}# gateline\n${missing.join('\n')}\n` });
-    }
-
-    const workflow = '.github/workflows/gateline-render-check.yml';
-    const workflowText = template(packageRoot, 'gateline-render-check.yml', { prefix });
-    const currentWorkflow = disk(workflow)?.toString('utf8');
-    if (currentWorkflow !== undefined && currentWorkflow !== workflowText && !currentWorkflow.includes(MANAGED_MARK))
-      conflicts.push(workflow);
-    desired.set(workflow, { content: workflowText });
-
-    const hook = await planHook(root, options.hook, prefix);
-    conflicts.push(...hook.conflicts);
-    for (const change of hook.changes) desired.set(change.path, { content: change.content, mode: change.mode });
-
-    // Nothing the installer writes may leave the repository through a symlink (a linked prefix,
-    // .github or .husky folder), not even with --force.
-    for (const path of [...desired.keys(), ...removes]) {
-      const leak = escapesThroughSymlink(root, path);
-      if (leak) throw new InstallError(`${leak}: create-gateline writes only inside the repository; replace the link with a folder`);
-    }
-
-    if (conflicts.length && !options.force) {
-      throw new InstallError(
-        `these files are in the way and were not written by create-gateline:\n${conflicts.map((c) => `  ${c}`).join('\n')}\n` +
-          'Move them away, or re-run with --force to overwrite them.',
-      );
-    }
-
-    // Preflight of the first render, with the staged core and the host's overlays.
-    const preflight = renderAll(
-      { mode: 'host', root, coreRoot: stage, coreDisplay: coreDir, prefix, lock, selected: adapters },
-      { check: true },
-    );
-    problems.push(...preflight.problems);
-    if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
-
-    const writes = [...desired]
-      .filter(([path, want]) => {
-        const current = disk(path);
-        return (
-          current === undefined ||
-          !current.equals(Buffer.from(want.content)) ||
-          (want.mode !== undefined && !isMode(join(root, path), want.mode))
-        );
-      })
-      .map(([path, want]) => ({ path, content: want.content as string, mode: want.mode }));
+    refuseLinksOut(draft);
+    refuseConflicts(draft);
+    const renders = preflightRender(draft, stage, lock, adapters);
     const { kind, needsConfirmation } = compareVersions(previous?.version, source.version, lockProblems);
     return {
       options,
@@ -187,9 +116,9 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
       version: source.version,
       adapters,
       hookStyle: hook.style,
-      writes,
-      removes,
-      renders: preflight.states.filter((s) => s.status !== 'fresh'),
+      writes: changedFiles(draft),
+      removes: draft.removes,
+      renders,
       notes: hook.notes,
       source,
       stage,
@@ -199,6 +128,151 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
     source.cleanup();
     throw error;
   }
+}
+
+function checkPrefixFlag(prefix: string): void {
+  const problems: string[] = [];
+  checkPrefix(prefix, (m) => problems.push(m));
+  if (problems.length) throw new InstallError(`--prefix ${problems[0]}`);
+}
+
+/** The lock of an earlier install, if any; a lock that cannot be read adds to `problems`. */
+function readPreviousLock(root: string, prefix: string, problems: Problem[]): Lock | undefined {
+  const lockPath = join(prefix, LOCK_FILE);
+  return existsSync(join(root, lockPath)) ? readLock(join(root, lockPath), lockPath, problems) : undefined;
+}
+
+/** The adapters asked for (default: every one the staged core ships), each checked against it. */
+function chooseAdapters(stage: string, asked: string[] | undefined): string[] {
+  const shipped = listAdapters(join(stage, 'adapters'));
+  const adapters = [...new Set(asked ?? shipped)].sort();
+  const unknown = adapters.filter((a) => !shipped.includes(a));
+  if (unknown.length)
+    throw new InstallError(`unknown adapter ${unknown.map((a) => `'${a}'`).join(', ')}: choose from ${shipped.join(', ')}`);
+  if (adapters.length === 0) throw new InstallError(`no adapter selected: choose at least one of ${shipped.join(', ')}`);
+  return adapters;
+}
+
+/**
+ * The vendored core is exactly the staged tree, plus the lock that records it. Files in the
+ * host's core that the old lock does not list were not written by the installer.
+ */
+function addCore(draft: Draft, stage: string, previous: Lock | undefined, about: Pick<Lock, 'version' | 'source' | 'adapters'>): Lock {
+  const files = hashTree(stage);
+  const coreDir = `${draft.prefix}/core`;
+  for (const path of Object.keys(files)) draft.desired.set(`${coreDir}/${path}`, { content: readFileSync(join(stage, path)) });
+  if (existsSync(join(draft.root, coreDir))) {
+    for (const path of Object.keys(hashTree(join(draft.root, coreDir)))) {
+      if (Object.hasOwn(files, path)) continue;
+      if (!(previous && Object.hasOwn(previous.files, path)) && !draft.force) draft.conflicts.push(`${coreDir}/${path}`);
+      draft.removes.push(`${coreDir}/${path}`);
+    }
+    if (!previous) {
+      for (const path of Object.keys(files)) {
+        const current = readHostFile(draft.root, `${coreDir}/${path}`);
+        if (current && !current.equals(readFileSync(join(stage, path)))) draft.conflicts.push(`${coreDir}/${path}`);
+      }
+    }
+  }
+  const lock = buildLock(files, { version: about.version, source: about.source, core: 'core', adapters: about.adapters });
+  draft.desired.set(join(draft.prefix, LOCK_FILE), { content: stringifyLock(lock) });
+  return lock;
+}
+
+/** Overlay stubs for _all and every role the selected adapters render; existing ones are the host's. */
+function addOverlayStubs(draft: Draft, stage: string, adapters: string[], packageRoot: string): void {
+  const { prefix } = draft;
+  const roles = new Set<string>();
+  for (const adapter of adapters)
+    for (const role of loadManifest(join(stage, 'adapters'), 'adapters', adapter, draft.problems)?.roles ?? []) roles.add(role);
+  for (const name of ['_all', ...[...roles].sort()]) {
+    const path = `${prefix}/overlays/${name}.md`;
+    if (readHostFile(draft.root, path) !== undefined) continue;
+    const text =
+      name === '_all'
+        ? template(packageRoot, 'overlay-all.md', { prefix })
+        : template(packageRoot, 'overlay-role.md', { prefix, role: name });
+    draft.desired.set(path, { content: text });
+  }
+}
+
+function addPackageScript(draft: Draft): void {
+  const text = readHostFile(draft.root, 'package.json')?.toString('utf8');
+  if (text !== undefined) draft.desired.set('package.json', { content: withScript(text, `node ${draft.prefix}/core/src/main.ts`) });
+}
+
+function addGitignoreLines(draft: Draft): void {
+  const text = readHostFile(draft.root, '.gitignore')?.toString('utf8') ?? '';
+  const missing = gitignoreLines(draft.prefix).filter((line) => !text.split(/\r?\n/).includes(line));
+  if (missing.length)
+    draft.desired.set('.gitignore', { content: `${text}${text && !text.endsWith('\n') ? '\n' : ''}# gateline\n${missing.join('\n')}\n` });
+}
+
+/** The render-check workflow; one that lost its managed mark is the host's own. */
+function addWorkflow(draft: Draft, packageRoot: string): void {
+  const text = template(packageRoot, 'gateline-render-check.yml', { prefix: draft.prefix });
+  const current = readHostFile(draft.root, WORKFLOW)?.toString('utf8');
+  if (current !== undefined && current !== text && !current.includes(MANAGED_MARK)) draft.conflicts.push(WORKFLOW);
+  draft.desired.set(WORKFLOW, { content: text });
+}
+
+/** The pre-commit hook; a hook it cannot set up stops the install with the hook's own sentence. */
+async function addHook(draft: Draft, style: HookStyle, packageRoot: string): Promise<HookPlan> {
+  let hook: HookPlan;
+  try {
+    hook = await planHook(draft.root, style, draft.prefix, packageRoot);
+  } catch (error) {
+    if (error instanceof HookError) throw new InstallError(error.message);
+    throw error;
+  }
+  draft.conflicts.push(...hook.conflicts);
+  for (const change of hook.changes) draft.desired.set(change.path, { content: change.content, mode: change.mode });
+  return hook;
+}
+
+/**
+ * Nothing the installer writes may leave the repository through a symlink (a linked prefix,
+ * .github or .husky folder), not even with --force.
+ */
+function refuseLinksOut(draft: Draft): void {
+  for (const path of [...draft.desired.keys(), ...draft.removes]) {
+    const leak = escapesThroughSymlink(draft.root, path);
+    if (leak) throw new InstallError(`${leak}: create-gateline writes only inside the repository; replace the link with a folder`);
+  }
+}
+
+function refuseConflicts(draft: Draft): void {
+  if (draft.conflicts.length === 0 || draft.force) return;
+  throw new InstallError(
+    `these files are in the way and were not written by create-gateline:\n${draft.conflicts.map((c) => `  ${c}`).join('\n')}\n` +
+      'Move them away, or re-run with --force to overwrite them.',
+  );
+}
+
+/** The first render, checked with the staged core and the host's overlays: the files it will change. */
+function preflightRender(draft: Draft, stage: string, lock: Lock, adapters: string[]): FileState[] {
+  const { root, prefix } = draft;
+  const preflight = renderAll(
+    { mode: 'host', root, coreRoot: stage, coreDisplay: `${prefix}/core`, prefix, lock, selected: adapters },
+    { check: true },
+  );
+  const problems = [...draft.problems, ...preflight.problems];
+  if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
+  return preflight.states.filter((s) => s.status !== 'fresh');
+}
+
+/** The wanted files whose bytes or mode differ from the disk: what the install writes. */
+function changedFiles(draft: Draft): FileChange[] {
+  return [...draft.desired]
+    .filter(([path, want]) => {
+      const current = readHostFile(draft.root, path);
+      return (
+        current === undefined ||
+        !current.equals(Buffer.from(want.content)) ||
+        (want.mode !== undefined && !isMode(join(draft.root, path), want.mode))
+      );
+    })
+    .map(([path, want]) => ({ path, content: want.content as string, mode: want.mode }));
 }
 
 export function isNoop(plan: InstallPlan): boolean {

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
-import type { HookStyle } from './hooks.ts';
+import type { HookStyle } from '../host/hook-style.ts';
 
 // The only module that talks to clack. Streams are injectable, so tests drive it with keys.
 

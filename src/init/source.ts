@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import degit, { type Options as DegitOptions } from 'degit';
+import { PACKAGE_ROOT } from '../host/package.ts';
 import type { Lock } from '../shared/lock.ts';
 import { InstallError } from './errors.ts';
 import { readVersion } from './vendor.ts';
@@ -14,9 +15,7 @@ export interface CoreSource {
   cleanup: () => void;
 }
 
-/** The package this installer runs from: its copy of the core is the default, offline source. */
-export const PACKAGE_ROOT = join(import.meta.dirname, '..', '..');
-
+/** The core in the package this installer runs from: the default, offline source. */
 export function embeddedSource(packageRoot = PACKAGE_ROOT): CoreSource {
   const version = readVersion(packageRoot);
   return { dir: packageRoot, version, source: { type: 'embedded', package: `create-gateline@${version}` }, cleanup: () => {} };

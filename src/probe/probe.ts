@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import semver from 'semver';
-import { detectHookStyle } from '../init/hooks.ts';
+import { detectHookStyle } from '../host/hook-style.ts';
+import { gitignoreLines } from '../host/layout.ts';
 import { RUNNERS } from './runners.ts';
 
 // The environment probe: what a repository and machine have, before anything is written. The
@@ -124,11 +125,6 @@ export function probe(seen: Inspected): Probe {
     });
   }
   return { findings, installed };
-}
-
-/** The lines gateline wants in the host's .gitignore. */
-export function gitignoreLines(prefix: string): string[] {
-  return [`/${prefix}/runs/`];
 }
 
 /** adapter -> the runner command of its headless block. */

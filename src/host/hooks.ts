@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { execa } from 'execa';
-import { type Document, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
-import { InstallError } from './errors.ts';
-import { MANAGED_MARK } from './templates.ts';
+import { type Document, parse, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
+import { dependsOn, detectHookStyle, type HookStyle } from './hook-style.ts';
+import { HUSKY_HOOK, lefthookFile, PRE_COMMIT_CONFIG } from './layout.ts';
+import { MANAGED_MARK, template } from './templates.ts';
 
-export const HOOK_STYLES = ['auto', 'git', 'husky', 'lefthook', 'pre-commit', 'none'] as const;
-export type HookStyle = (typeof HOOK_STYLES)[number];
+// The pre-commit hook gateline adds to a host, in whichever hook manager it uses. The hook
+// bodies are templates/hooks/*; this module decides where they go and merges them in.
 
 /** A file the hook set-up writes: whole (`owned`, may be rewritten) or edited in place. */
 export interface FileChange {
@@ -24,25 +25,9 @@ export interface HookPlan {
   notes: string[];
 }
 
-const LEFTHOOK_FILES = ['lefthook.yml', '.lefthook.yml', 'lefthook.yaml', '.lefthook.yaml'];
-const BEGIN = '# >>> gateline (managed by create-gateline)';
-const END = '# <<< gateline';
-
-/** The hook manager the repository already uses, else the plain git hook. */
-export function detectHookStyle(root: string): Exclude<HookStyle, 'auto' | 'none'> {
-  if (existsSync(join(root, '.husky')) || dependsOn(root, 'husky')) return 'husky';
-  if (LEFTHOOK_FILES.some((f) => existsSync(join(root, f))) || dependsOn(root, 'lefthook')) return 'lefthook';
-  if (existsSync(join(root, '.pre-commit-config.yaml'))) return 'pre-commit';
-  return 'git';
-}
-
-function dependsOn(root: string, name: string): boolean {
-  try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-    return Boolean(pkg.dependencies?.[name] ?? pkg.devDependencies?.[name]);
-  } catch {
-    return false;
-  }
+/** A hook gateline will not write or cannot merge; the message is a sentence for the user. */
+export class HookError extends Error {
+  override name = 'HookError';
 }
 
 /** The command every style runs: the vendored core's guard entry, which checks the Node version. */
@@ -50,64 +35,65 @@ export function validateCommand(prefix: string): string {
   return `node ${prefix}/core/src/hook.mjs validate`;
 }
 
-export async function planHook(root: string, style: HookStyle, prefix: string): Promise<HookPlan> {
+/** The files that make `style` (auto: the manager the repository uses) run validate before each commit. */
+export async function planHook(root: string, style: HookStyle, prefix: string, packageRoot: string): Promise<HookPlan> {
   const chosen = style === 'auto' ? detectHookStyle(root) : style;
   const command = validateCommand(prefix);
   const plan: HookPlan = { style: chosen, changes: [], conflicts: [], notes: [] };
   const current = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : undefined);
+  // The command sits in the YAML snippets as a quoted string: the prefix is checked to need no escaping.
+  const snippet = (name: string) => parse(template(packageRoot, `hooks/${name}`, { command }));
 
   if (chosen === 'git') {
     const path = await gitHookPath(root);
-    const content = [
-      '#!/bin/sh',
-      `# ${MANAGED_MARK}: runs gateline validate before each commit.`,
-      'if ! command -v node >/dev/null 2>&1; then',
-      '  echo "gateline: node is not on PATH; install Node 24 to commit here" >&2',
-      '  exit 1',
-      'fi',
-      `exec ${command}`,
-      '',
-    ].join('\n');
+    const content = template(packageRoot, 'hooks/git-pre-commit.sh', { command });
     const existing = current(path);
     if (existing !== undefined && existing !== content && !existing.includes(MANAGED_MARK)) plan.conflicts.push(path);
     plan.changes.push({ path, content, mode: 0o755 });
   } else if (chosen === 'husky') {
-    const path = '.husky/pre-commit';
+    const path = HUSKY_HOOK;
+    const block = template(packageRoot, 'hooks/husky-block.sh', { command });
+    const { begin, end } = markers(block);
     const text = current(path) ?? '';
     // A begin marker without its end is a block someone edited: where it stops is a guess.
-    const unpaired = text.includes(BEGIN) && !text.includes(END, text.indexOf(BEGIN));
+    const unpaired = text.includes(begin) && !text.includes(end, text.indexOf(begin));
     if (unpaired) plan.conflicts.push(path);
-    plan.changes.push({ path, content: withBlock(unpaired ? text.replace(`${BEGIN}\n`, '') : text, command) });
+    plan.changes.push({ path, content: withBlock(unpaired ? text.replace(`${begin}\n`, '') : text, block) });
     if (!dependsOn(root, 'husky'))
       plan.notes.push('husky is not in package.json: install it (npm i -D husky && npx husky init) so .husky/pre-commit runs');
   } else if (chosen === 'lefthook') {
-    const path = LEFTHOOK_FILES.find((f) => existsSync(join(root, f))) ?? 'lefthook.yml';
-    const content = editYaml(path, current(path) ?? '', (doc) =>
-      doc.setIn(['pre-commit', 'commands', 'gateline-validate', 'run'], command),
-    );
-    plan.changes.push({ path, content });
+    const path = lefthookFile(root);
+    const wanted = snippet('lefthook.yml') as Record<string, unknown>;
+    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => setLeaves(doc, wanted)) });
     plan.notes.push('run `npx lefthook install` once if lefthook has not installed its git hooks yet');
   } else if (chosen === 'pre-commit') {
-    const path = '.pre-commit-config.yaml';
-    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => withPreCommitHook(doc, command)) });
+    const path = PRE_COMMIT_CONFIG;
+    const local = (snippet('pre-commit-config.yaml') as { repos: [LocalRepo] }).repos[0];
+    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => withPreCommitHook(doc, local)) });
     plan.notes.push('run `pre-commit install` once if the pre-commit framework has not installed its git hook yet');
   }
   return plan;
 }
 
+/** The first and last lines of a managed block: where it starts and stops in a shared file. */
+function markers(block: string): { begin: string; end: string } {
+  const lines = block.trimEnd().split('\n');
+  return { begin: lines[0] ?? '', end: lines[lines.length - 1] ?? '' };
+}
+
 /** Adds (or refreshes) the managed block in a shell hook, leaving the user's lines alone. */
-function withBlock(text: string, command: string): string {
-  const block = `${BEGIN}\n${command}\n${END}\n`;
-  const start = text.indexOf(BEGIN);
+function withBlock(text: string, block: string): string {
+  const { begin, end } = markers(block);
+  const start = text.indexOf(begin);
   if (start >= 0) {
-    const end = text.indexOf(END, start);
-    return `${text.slice(0, start)}${block}${text.slice(end + END.length).replace(/^\n/, '')}`;
+    const stop = text.indexOf(end, start);
+    return `${text.slice(0, start)}${block}${text.slice(stop + end.length).replace(/^\n/, '')}`;
   }
   const base = text === '' ? '' : text.endsWith('\n') ? text : `${text}\n`;
   return `${base}${block}`;
 }
 
-/** Edits a YAML config in place (comments kept); a file it cannot edit is an InstallError naming it. */
+/** Edits a YAML config in place (comments kept); a file it cannot edit is a HookError naming it. */
 function editYaml(path: string, text: string, change: (doc: Document) => void): string {
   try {
     const doc = parseDocument(text);
@@ -116,34 +102,42 @@ function editYaml(path: string, text: string, change: (doc: Document) => void): 
     change(doc);
     return doc.toString();
   } catch (error) {
-    throw new InstallError(
+    throw new HookError(
       `${path}: cannot add the gateline hook (${(error as Error).message.split('\n')[0]}); fix the file, or choose another --hook style`,
     );
   }
 }
 
-function withPreCommitHook(doc: Document, entry: string): void {
+/** Sets every scalar of `value` at its path in `doc`, so the host's other keys stay as they are. */
+function setLeaves(doc: Document, value: Record<string, unknown>, path: string[] = []): void {
+  for (const [key, child] of Object.entries(value)) {
+    if (child !== null && typeof child === 'object' && !Array.isArray(child))
+      setLeaves(doc, child as Record<string, unknown>, [...path, key]);
+    else doc.setIn([...path, key], child);
+  }
+}
+
+interface LocalRepo {
+  repo: string;
+  hooks: [{ id: string }];
+}
+
+/** Refreshes the hook with the snippet's id wherever it is, else adds the snippet's local repo. */
+function withPreCommitHook(doc: Document, local: LocalRepo): void {
+  const hook = local.hooks[0];
   if (doc.get('repos') === undefined) doc.set('repos', doc.createNode([]));
   if (!(doc.get('repos') instanceof YAMLSeq)) throw new Error("'repos' is not a list");
   const repos = doc.get('repos') as YAMLSeq;
-  const hook = {
-    id: 'gateline-validate',
-    name: 'gateline validate',
-    entry,
-    language: 'system',
-    pass_filenames: false,
-    always_run: true,
-  };
   for (const repo of repos.items) {
     const hooks = repo instanceof YAMLMap ? repo.get('hooks') : undefined;
     if (!(hooks instanceof YAMLSeq)) continue;
-    const index = hooks.items.findIndex((h) => h instanceof YAMLMap && h.get('id') === 'gateline-validate');
+    const index = hooks.items.findIndex((h) => h instanceof YAMLMap && h.get('id') === hook.id);
     if (index >= 0) {
       hooks.set(index, doc.createNode(hook));
       return;
     }
   }
-  repos.add(doc.createNode({ repo: 'local', hooks: [hook] }));
+  repos.add(doc.createNode(local));
 }
 
 /**
@@ -155,7 +149,7 @@ export async function gitHookPath(root: string): Promise<string> {
   const { stdout } = await execa('git', ['rev-parse', '--git-path', 'hooks/pre-commit'], { cwd: root });
   const path = relative(root, resolve(root, stdout)).split('\\').join('/');
   if (path.startsWith('../') || isAbsolute(path)) {
-    throw new InstallError(
+    throw new HookError(
       `git runs hooks from ${resolve(root, stdout)}, outside this repository (core.hooksPath, or a linked worktree): ` +
         'gateline will not write a hook there. Use --hook husky, lefthook or pre-commit, or --hook none',
     );

@@ -1,0 +1,3 @@
+# >>> gateline (managed by create-gateline)
+{{command}}
+# <<< gateline
