@@ -37,7 +37,8 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
   if (typeof h.command !== 'string' || h.command.trim() === '') fail('headless', "needs 'command': the runner's executable");
   const args = strings(h.args);
   if (!args) fail('headless', "needs 'args': an array of strings");
-  else if (!args.some((a) => a.includes('{prompt}'))) fail('headless', "'args' must pass '{prompt}', or the role never gets its task");
+  else if (!args.some((a) => a.includes('{prompt}')))
+    fail('headless', "passes no '{prompt}' in 'args', so the role would never get its task");
   if (h.output !== undefined && !OUTPUT_FORMATS.includes(h.output as OutputFormat)) {
     fail('output', `must be one of ${OUTPUT_FORMATS.join(', ')} (how the runner's stdout is read)`);
   }

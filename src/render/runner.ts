@@ -62,13 +62,18 @@ export function readRunner(value: unknown, bad: (key: string, message: string) =
     return undefined;
   }
   for (const key of Object.keys(r)) if (!KEYS.includes(key)) fail(key, `is not a runner key (known: ${KEYS.join(', ')})`);
-  if (!oneLine(r.title)) fail('title', r.title === undefined ? "is required: the runner's name in messages" : 'must be a name on one line');
-  if (typeof r.package !== 'string' || !PACKAGE.test(r.package)) {
-    fail('package', r.package === undefined ? "is required: the runner's npm package" : 'must be an npm package name');
-  }
-  if (typeof r.proven !== 'string' || !VERSION.test(r.proven)) {
+  // A missing key has no line of its own: the message points at the block.
+  const need = (key: string, what: string) => {
+    failed = true;
+    bad('runner', `needs '${key}': ${what}`);
+  };
+  if (r.title === undefined) need('title', "the runner's name in messages");
+  else if (!oneLine(r.title)) fail('title', 'must be a name on one line');
+  if (r.package === undefined) need('package', "the runner's npm package");
+  else if (typeof r.package !== 'string' || !PACKAGE.test(r.package)) fail('package', 'must be an npm package name');
+  if (r.proven === undefined) need('proven', 'the version the conformance suite proves');
+  else if (typeof r.proven !== 'string' || !VERSION.test(r.proven))
     fail('proven', 'must be the version the conformance suite proves, such as 1.2.3');
-  }
   if (r.home !== undefined && (typeof r.home !== 'string' || !r.home.startsWith('~/') || !plainPath(r.home.slice(2)))) {
     fail('home', "must be a folder under the user's home, written ~/NAME");
   }
@@ -76,7 +81,8 @@ export function readRunner(value: unknown, bad: (key: string, message: string) =
     fail('home_env', 'must be the name of an environment variable');
   }
   if (r.home_env !== undefined && r.home === undefined) fail('home_env', "moves 'home', which is not set");
-  const agents = readAgents(r.agents, fail);
+  if (r.agents === undefined) need('agents', 'the folders where the runner finds project agents');
+  const agents = r.agents === undefined ? undefined : readAgents(r.agents, fail);
   const checks = Array.isArray(r.host_checks) ? r.host_checks : r.host_checks === undefined ? [] : undefined;
   if (!checks) fail('host_checks', 'must be an array of checks');
   const hostChecks = (checks ?? []).map((c) => readCheck(c, fail));
@@ -97,7 +103,7 @@ export function readRunner(value: unknown, bad: (key: string, message: string) =
 function readAgents(value: unknown, fail: (key: string, message: string) => void): AgentFolders | undefined {
   const a = object(value);
   if (!a) {
-    fail('agents', value === undefined ? 'is required: where the runner finds project agents' : 'must be an object');
+    fail('agents', 'must be an object');
     return undefined;
   }
   let failed = false;
@@ -108,9 +114,12 @@ function readAgents(value: unknown, fail: (key: string, message: string) => void
   for (const key of Object.keys(a))
     if (!AGENT_KEYS.includes(key)) flaw('agents', `has the unknown key '${key}' (known: ${AGENT_KEYS.join(', ')})`);
   const dirs = Array.isArray(a.dirs) && a.dirs.length > 0 && a.dirs.every((d) => typeof d === 'string') ? (a.dirs as string[]) : undefined;
-  if (!dirs) flaw('dirs', 'must be a non-empty array of folders relative to the repository root');
+  const folders = 'a non-empty array of folders relative to the repository root';
+  if (a.dirs === undefined) flaw('agents', `needs 'dirs': ${folders}`);
+  else if (!dirs) flaw('dirs', `must be ${folders}`);
   for (const dir of dirs ?? []) checkRelativePath(dir, (message) => flaw('dirs', message));
-  if (typeof a.suffix !== 'string' || !/^\.[A-Za-z0-9.]+$/.test(a.suffix)) flaw('suffix', 'must be a file ending such as .md');
+  if (a.suffix === undefined) flaw('agents', "needs 'suffix': the file ending of an agent, such as .md");
+  else if (typeof a.suffix !== 'string' || !/^\.[A-Za-z0-9.]+$/.test(a.suffix)) flaw('suffix', 'must be a file ending such as .md');
   if (a.recursive !== undefined && typeof a.recursive !== 'boolean') flaw('recursive', 'must be true or false');
   if (a.ignore_prefix !== undefined && !oneLine(a.ignore_prefix)) flaw('ignore_prefix', 'must be a non-empty string');
   if (failed) return undefined;
