@@ -16,6 +16,18 @@ const MANIFEST = {
   tool_map: { read: ['Read'] },
   model_map: { deep: 'm' },
 };
+const RUNNER = { title: 'Test', package: 'test-cli', proven: '1.0.0', agents: { dirs: ['out'], suffix: '.md' } };
+/** A manifest with a bad runner or headless block, and the line the refusal must name. */
+function badBlock(edit: Record<string, unknown>, key: string): { text: string; line: number } {
+  const text = JSON.stringify({ ...MANIFEST, ...edit }, null, 2);
+  return { text, line: text.split('\n').findIndex((l) => l.includes(`"${key}"`)) + 1 };
+}
+const BAD_PROVEN = badBlock({ runner: { ...RUNNER, proven: 'latest' } }, 'proven');
+const BAD_CHECK = badBlock(
+  { runner: { ...RUNNER, home: '~/.test', host_checks: [{ id: 'x', check: 'vibes', file: 'f' }] } },
+  'host_checks',
+);
+const BAD_OUTPUT = badBlock({ headless: { command: 'test', args: ['{prompt}'], output: 'xml' } }, 'output');
 const fw = (files: Record<string, string>) =>
   checkout({ 'roles/r.md': ROLE, 'adapters/test/manifest.json': JSON.stringify(MANIFEST, null, 2), ...files }, { shipped: false });
 
@@ -220,6 +232,30 @@ const cases: Case[] = [
     args: ['render'],
     code: 1,
     message: /'output_dir' must not contain control characters/,
+  },
+  {
+    name: 'a runner block whose proven version is not a version',
+    make: () => fw({ 'adapters/test/manifest.json': BAD_PROVEN.text }),
+    args: ['render'],
+    code: 1,
+    message: new RegExp(
+      `^adapters/test/manifest\\.json:${BAD_PROVEN.line}: 'proven' in 'runner' must be the version the conformance suite proves`,
+      'm',
+    ),
+  },
+  {
+    name: 'a runner block with a host check gateline does not know',
+    make: () => fw({ 'adapters/test/manifest.json': BAD_CHECK.text }),
+    args: ['validate'],
+    code: 1,
+    message: new RegExp(`^adapters/test/manifest\\.json:${BAD_CHECK.line}: 'host_checks' in 'runner' has the check "vibes"`, 'm'),
+  },
+  {
+    name: 'a headless block with an unknown output format',
+    make: () => fw({ 'adapters/test/manifest.json': BAD_OUTPUT.text }),
+    args: ['render'],
+    code: 1,
+    message: new RegExp(`^adapters/test/manifest\\.json:${BAD_OUTPUT.line}: 'output' must be one of claude-json`, 'm'),
   },
   {
     name: 'a capability_profile named like an Object method',

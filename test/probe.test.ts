@@ -5,10 +5,12 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { diagnose, gatherDoctor } from '../src/probe/doctor.ts';
 import { runDoctor } from '../src/probe/doctor-cli.ts';
-import { type Inspected, inspect, probe } from '../src/probe/probe.ts';
-import { RUNNERS } from '../src/probe/runners.ts';
+import { type Inspected, inspect, probe, runnerCommands } from '../src/probe/probe.ts';
 import { locate } from '../src/shared/context.ts';
-import { gitRepo, install, read, snapshot, testdir } from './helpers.ts';
+import { gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
+
+/** The shipped adapters' runners, as their manifests describe them. */
+const SHIPPED = runnerCommands(join(REPO, 'adapters'));
 
 // Fake runner CLIs: tiny scripts on a temporary PATH that print a version, as the real ones do.
 function fakeRunners(versions: Record<string, string>): string {
@@ -41,7 +43,7 @@ const envWith = (bin: string, extra: Record<string, string> = {}) => ({
 const seen = (over: Partial<Inspected> = {}): Inspected => ({
   node: '24.21.0',
   git: true,
-  runners: { 'claude-code': { command: 'claude', version: RUNNERS['claude-code']?.proven } },
+  runners: { 'claude-code': { ...SHIPPED['claude-code'], command: 'claude', version: SHIPPED['claude-code']?.proven } },
   hook: 'git',
   nodeProject: false,
   packageScript: false,
@@ -64,9 +66,9 @@ describe('probe (pure)', () => {
     const result = probe(
       seen({
         runners: {
-          'claude-code': { command: 'claude', version: '2.1.332' },
-          opencode: { command: 'opencode', version: '1.2.0' },
-          codex: { command: 'codex' },
+          'claude-code': { ...SHIPPED['claude-code'], command: 'claude', version: '2.1.332' },
+          opencode: { ...SHIPPED.opencode, command: 'opencode', version: '1.2.0' },
+          codex: { ...SHIPPED.codex, command: 'codex' },
         },
       }),
     );
@@ -97,7 +99,12 @@ describe('inspect (looks at the disk and PATH)', () => {
       'lefthook.yml': 'pre-commit: {}\n',
       '.github/workflows/ci.yml': 'name: ci\n',
     });
-    const found = await inspect(dir, { 'claude-code': 'claude', opencode: 'opencode', codex: 'codex' }, '.gateline', envWith(bin));
+    const found = await inspect(
+      dir,
+      { 'claude-code': { command: 'claude' }, opencode: { command: 'opencode' }, codex: { command: 'codex' } },
+      '.gateline',
+      envWith(bin),
+    );
     expect(found.runners).toEqual({
       'claude-code': { command: 'claude', version: '2.1.332' },
       opencode: { command: 'opencode', version: '1.18.0' },

@@ -6,7 +6,6 @@ import { locate } from '../src/shared/context.ts';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
 import { FrameworkError, type Problem } from '../src/shared/problem.ts';
-import { loadAdapters } from '../src/up/adapter.ts';
 import { validate } from '../src/validate/validate.ts';
 import { checkout, host, testdir } from './helpers.ts';
 
@@ -251,17 +250,7 @@ const CASES: Record<string, Case[]> = {
   'session-only-on-resume': [
     [
       "'{session}' in headless args",
-      () => {
-        const headless = { command: 'runner', args: ['--session', '{session}', '{prompt}'] };
-        const dir = withManifest({ headless });
-        try {
-          loadAdapters(dir, '', ['test']);
-          return [];
-        } catch (error) {
-          if (error instanceof FrameworkError) return error.problems;
-          throw error;
-        }
-      },
+      () => problemsOf(withManifest({ headless: { command: 'runner', args: ['--session', '{session}', '{prompt}'] } })),
     ],
   ],
 };

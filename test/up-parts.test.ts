@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Adapter, type Headless, type RunnerKind, takesAgentFile } from '../src/up/adapter.ts';
+import { loadAdapters, takesAgentFile } from '../src/up/adapter.ts';
 import { invocation, resumeTemplate } from '../src/up/argv.ts';
 import { assertNoBypass, PermissionBypassError } from '../src/up/guard.ts';
 import { addMeters, meter } from '../src/up/meter.ts';
@@ -12,11 +12,11 @@ import { formatTable } from '../src/up/table.ts';
 import { readVerdict } from '../src/up/verdict.ts';
 import { REPO, testdir } from './helpers.ts';
 
-function adapter(name: string, kind: RunnerKind): Adapter {
-  const json = JSON.parse(readFileSync(join(REPO, 'adapters', name, 'manifest.json'), 'utf8'));
-  const h = json.headless;
-  const headless: Headless = { command: h.command, args: h.args, sessionField: h.session_field, resumeArgs: h.resume_args };
-  return { name, kind, headless, vendors: json.model_vendors, manifest: {} as Adapter['manifest'] };
+/** A shipped adapter, through the one manifest loader. */
+function adapter(name: string) {
+  const [loaded] = loadAdapters(REPO, '', [name]);
+  if (!loaded) throw new Error(`no adapter ${name}`);
+  return loaded;
 }
 
 describe('the permission-bypass guard', () => {
@@ -65,7 +65,7 @@ describe('the permission-bypass guard', () => {
 
   it('lets the shipped headless blocks through, and safe values of the same flags', () => {
     for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot']) {
-      const a = adapter(name, 'text');
+      const a = adapter(name);
       expect(() =>
         assertNoBypass(name, invocation(a, { prompt: 'gateline up: x', role: 'reviewer', model: 'm' }).args, name),
       ).not.toThrow();
@@ -121,16 +121,15 @@ describe('which lanes are narrowed by an agent file', () => {
     ]) {
       expect(takesAgentFile(args), args.join(' ')).toBe(false);
     }
-    expect(takesAgentFile(adapter('gemini-cli', 'gemini').headless?.args ?? [])).toBe(false);
-    expect(takesAgentFile(adapter('codex', 'codex').headless?.args ?? [])).toBe(false);
-    for (const name of ['claude-code', 'opencode', 'copilot'])
-      expect(takesAgentFile(adapter(name, 'text').headless?.args ?? [])).toBe(true);
+    expect(takesAgentFile(adapter('gemini-cli').headless?.args ?? [])).toBe(false);
+    expect(takesAgentFile(adapter('codex').headless?.args ?? [])).toBe(false);
+    for (const name of ['claude-code', 'opencode', 'copilot']) expect(takesAgentFile(adapter(name).headless?.args ?? [])).toBe(true);
   });
 });
 
 describe('argv templating', () => {
   it('substitutes in one pass: placeholders inside the prompt stay as written', () => {
-    const inv = invocation(adapter('claude-code', 'claude'), {
+    const inv = invocation(adapter('claude-code'), {
       prompt: 'fix {role} and {model} {session}',
       role: 'reviewer',
       model: 'opus',
@@ -143,7 +142,7 @@ describe('argv templating', () => {
   });
 
   it("continues an opencode session with its resume_args, keeping the agent and the model (never opencode's default agent)", () => {
-    const a = adapter('opencode', 'opencode');
+    const a = adapter('opencode');
     expect(resumeTemplate(a)).toEqual([
       'run',
       '--format',
@@ -190,12 +189,12 @@ describe('argv templating', () => {
   });
 
   it('continues a Claude Code session with -p --resume <id>', () => {
-    const inv = invocation(adapter('claude-code', 'claude'), { prompt: 'again', role: 'implementer', model: 'sonnet', session: 'abc' });
+    const inv = invocation(adapter('claude-code'), { prompt: 'again', role: 'implementer', model: 'sonnet', session: 'abc' });
     expect(inv.args).toEqual(['-p', 'again', '--agent', 'implementer', '--model', 'sonnet', '--output-format', 'json', '--resume', 'abc']);
   });
 
   it('has no resume for a runner whose headless block gives none (Gemini CLI): a fresh run', () => {
-    const a = adapter('gemini-cli', 'gemini');
+    const a = adapter('gemini-cli');
     expect(resumeTemplate(a)).toBeUndefined();
     expect(invocation(a, { prompt: 'p', role: 'implementer', model: 'g', session: 'x' })).toMatchObject({
       resumed: false,
@@ -215,11 +214,16 @@ describe('runner output', () => {
       total_cost_usd: 0.25,
       usage: { input_tokens: 10, cache_creation_input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 7 },
     });
-    expect(parseOutput('claude', out)).toEqual({ text: 'VERDICT: PASS', session: 's-1', costUsd: 0.25, tokens: { input: 115, output: 7 } });
-    expect(parseOutput('claude', JSON.stringify({ type: 'result', is_error: true, subtype: 'error_max_turns', result: '' })).error).toBe(
-      'error_max_turns',
-    );
-    expect(() => parseOutput('claude', '{"type":"system"}')).toThrow(OutputError);
+    expect(parseOutput('claude-json', out)).toEqual({
+      text: 'VERDICT: PASS',
+      session: 's-1',
+      costUsd: 0.25,
+      tokens: { input: 115, output: 7 },
+    });
+    expect(
+      parseOutput('claude-json', JSON.stringify({ type: 'result', is_error: true, subtype: 'error_max_turns', result: '' })).error,
+    ).toBe('error_max_turns');
+    expect(() => parseOutput('claude-json', '{"type":"system"}')).toThrow(OutputError);
   });
 
   it("reads opencode's JSONL: sessionID, text parts, and the sum of every step_finish cost and tokens", () => {
@@ -231,13 +235,13 @@ describe('runner output', () => {
       line({ type: 'text', part: { text: 'part two' } }),
       line({ type: 'step_finish', part: { cost: 0.02, tokens: { input: 10, output: 2, reasoning: 0, cache: { read: 0, write: 0 } } } }),
     ].join('\n');
-    const parsed = parseOutput('opencode', out, 'sessionID');
+    const parsed = parseOutput('opencode-jsonl', out, 'sessionID');
     expect(parsed).toMatchObject({ text: 'part one\npart two', session: 'ses_9', tokens: { input: 160, output: 27 } });
     expect(parsed.costUsd).toBeCloseTo(0.03, 10);
-    expect(parseOutput('opencode', line({ type: 'error', error: { name: 'APIError', data: { message: 'rate limited' } } })).error).toBe(
-      'rate limited',
-    );
-    expect(() => parseOutput('opencode', `${line({ type: 'text', part: { text: 'x' } })}\nnot json`)).toThrow(
+    expect(
+      parseOutput('opencode-jsonl', line({ type: 'error', error: { name: 'APIError', data: { message: 'rate limited' } } })).error,
+    ).toBe('rate limited');
+    expect(() => parseOutput('opencode-jsonl', `${line({ type: 'text', part: { text: 'x' } })}\nnot json`)).toThrow(
       /line 2 of stdout is not JSON/,
     );
   });
@@ -248,9 +252,9 @@ describe('runner output', () => {
       response: 'done',
       stats: { models: { 'gemini-3.5-flash': { tokens: { prompt: 1000, candidates: 200, thoughts: 50, cached: 0, total: 1250 } } } },
     });
-    expect(parseOutput('gemini', out)).toEqual({ text: 'done', session: 'g-1', tokens: { input: 1000, output: 250 } });
-    expect(parseOutput('gemini', `Loaded cached credentials.\n${out}`).text).toBe('done');
-    expect(parseOutput('gemini', JSON.stringify({ session_id: 'g', error: { type: 'X', message: 'quota' } })).error).toBe('quota');
+    expect(parseOutput('gemini-json', out)).toEqual({ text: 'done', session: 'g-1', tokens: { input: 1000, output: 250 } });
+    expect(parseOutput('gemini-json', `Loaded cached credentials.\n${out}`).text).toBe('done');
+    expect(parseOutput('gemini-json', JSON.stringify({ session_id: 'g', error: { type: 'X', message: 'quota' } })).error).toBe('quota');
   });
 
   it("reads Codex's JSONL: thread_id, agent messages, turn usage", () => {
@@ -261,12 +265,17 @@ describe('runner output', () => {
     ]
       .map((o) => JSON.stringify(o))
       .join('\n');
-    expect(parseOutput('codex', out)).toEqual({ text: 'did it', session: 't-1', tokens: { input: 300, output: 40 }, error: undefined });
+    expect(parseOutput('codex-jsonl', out)).toEqual({
+      text: 'did it',
+      session: 't-1',
+      tokens: { input: 300, output: 40 },
+      error: undefined,
+    });
   });
 
   it('refuses empty output and reads other runners as text', () => {
-    expect(() => parseOutput('claude', '  \n')).toThrow(/printed nothing/);
-    expect(() => parseOutput('gemini', 'Error: not trusted')).toThrow(/not one JSON object/);
+    expect(() => parseOutput('claude-json', '  \n')).toThrow(/printed nothing/);
+    expect(() => parseOutput('gemini-json', 'Error: not trusted')).toThrow(/not one JSON object/);
     expect(parseOutput('text', 'hello\n')).toEqual({ text: 'hello' });
   });
 });

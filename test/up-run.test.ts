@@ -875,7 +875,10 @@ describe('the final argv check', () => {
     const dir = repo();
     const f = fakes();
     const [adapter] = loadAdapters(dir, '', ['claude-code']);
-    const yolo = { ...(adapter as Adapter), headless: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions'] } };
+    const yolo = {
+      ...(adapter as Adapter),
+      headless: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions'], output: 'claude-json' as const },
+    };
     const record = openRecord(dir, '.gateline');
     const binding = { role: 'implementer', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'n/a' as const };
     const registry = loadRegistry(join(dir, 'registry/models.yaml'), 'registry/models.yaml');

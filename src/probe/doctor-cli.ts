@@ -8,7 +8,8 @@ const USAGE = `Usage: gateline doctor [--json] [--root DIR] [--prefix P]
 
 Checks a host: Node on PATH, the selected runners (present, and at least the version gateline's
 conformance suite proves), the pre-commit hook, the render-check workflow, what validate reports,
-and the runner-side steps (Gemini CLI agent acknowledgement, Codex project trust).
+and the runner-side steps each runner's manifest lists (Gemini CLI agent acknowledgement, Codex
+project trust).
 Exit 0 when healthy, 1 when not.`;
 
 export interface DoctorIo {

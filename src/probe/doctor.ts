@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { parse as parseToml } from 'smol-toml';
 import { gitHookPath, validateCommand } from '../host/hooks.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
+import { loadManifest, type Manifest } from '../render/manifest.ts';
 import type { Context } from '../shared/context.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
+import { hostFindings, runnerHome } from './host-checks.ts';
 import { type Finding, type Inspected, inspect, probe, runnerCommands } from './probe.ts';
 
 // `gateline doctor`: the probe plus what a host needs to stay healthy, each finding with its fix.
@@ -18,8 +18,10 @@ export interface DoctorInputs {
   seen: Inspected;
   /** The `validate --json` problems of the vendored core. */
   problems: Problem[];
-  home: string;
-  codexHome: string;
+  /** The selected adapters' manifests, whose runners may list host checks. */
+  manifests: Manifest[];
+  /** Per adapter: its runner's home folder, resolved. */
+  homes: Record<string, string>;
   packageRoot: string;
   /** Where git runs the pre-commit hook, or why gateline will not use it. */
   gitHook: { path: string } | { refused: string };
@@ -44,14 +46,16 @@ export function diagnose(inputs: DoctorInputs): Finding[] {
         }
       : { id: 'validate', ok: true, message: 'gateline validate passes' },
   );
-  if (selected.includes('gemini-cli')) findings.push(geminiFinding(ctx.root, inputs.home));
-  if (selected.includes('codex')) findings.push(codexFinding(ctx.root, inputs.codexHome));
+  findings.push(...hostFindings(ctx.root, inputs.manifests, inputs.homes));
   return findings;
 }
 
 export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = process.env): Promise<DoctorInputs> {
   const prefix = ctx.prefix ?? '.gateline';
-  const commands = runnerCommands(join(ctx.coreRoot, 'adapters'));
+  const adaptersDir = join(ctx.coreRoot, 'adapters');
+  const commands = runnerCommands(adaptersDir);
+  // A manifest that does not load is left out here: validate, below, reports it.
+  const manifests = (ctx.selected ?? []).flatMap((name) => loadManifest(adaptersDir, 'adapters', name, []) ?? []);
   const seen = await inspect(ctx.root, commands, prefix, env);
   const validate = await execa(
     process.execPath,
@@ -74,7 +78,8 @@ export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = proces
   } catch (error) {
     gitHook = { refused: (error as Error).message };
   }
-  return { ctx, seen, problems, home, codexHome: env.CODEX_HOME ?? join(home, '.codex'), packageRoot: PACKAGE_ROOT, gitHook };
+  const homes = Object.fromEntries(manifests.flatMap((m) => (m.runner ? [[m.adapter, runnerHome(m.runner, home, env)]] : [])));
+  return { ctx, seen, problems, manifests, homes, packageRoot: PACKAGE_ROOT, gitHook };
 }
 
 function hookFinding(root: string, style: Inspected['hook'], prefix: string, gitHook: DoctorInputs['gitHook']): Finding {
@@ -123,52 +128,4 @@ function workflowFinding(root: string, prefix: string, packageRoot: string): Fin
     message: `${file} was edited${still ? '' : ' and no longer runs render --check'}${text.includes(MANAGED_MARK) ? '' : ' (its managed header is gone)'}`,
     fix,
   };
-}
-
-/** Gemini CLI registers a project agent only once its content hash is acknowledged interactively. */
-function geminiFinding(root: string, home: string): Finding {
-  const dir = join(root, '.gemini', 'agents');
-  const agents = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.md') && !f.startsWith('_')) : [];
-  let acked: Record<string, Record<string, string>> = {};
-  try {
-    acked = JSON.parse(readFileSync(join(home, '.gemini', 'acknowledgments', 'agents.json'), 'utf8'));
-  } catch {
-    // none acknowledged yet
-  }
-  const mine = acked[root] ?? {};
-  const pending = agents.filter(
-    (f) =>
-      mine[f.replace(/\.md$/, '')] !==
-      createHash('sha256')
-        .update(readFileSync(join(dir, f)))
-        .digest('hex'),
-  );
-  if (pending.length === 0) return { id: 'gemini-ack', ok: true, message: 'Gemini CLI has acknowledged every rendered agent' };
-  return {
-    id: 'gemini-ack',
-    ok: false,
-    message: `Gemini CLI loads project agents only after you acknowledge them, and ${pending.length} are new or changed: ${pending.map((f) => f.replace(/\.md$/, '')).join(', ')}`,
-    fix: 'run `gemini` in this repository once and accept them (headless runs skip unacknowledged agents silently)',
-  };
-}
-
-/** Codex reads .codex/agents only in a project its config marks as trusted. */
-function codexFinding(root: string, codexHome: string): Finding {
-  let trusted = false;
-  try {
-    const config = parseToml(readFileSync(join(codexHome, 'config.toml'), 'utf8')) as {
-      projects?: Record<string, { trust_level?: string }>;
-    };
-    trusted = config.projects?.[root]?.trust_level === 'trusted';
-  } catch {
-    // no config yet
-  }
-  return trusted
-    ? { id: 'codex-trust', ok: true, message: 'Codex trusts this project, so it reads .codex/agents' }
-    : {
-        id: 'codex-trust',
-        ok: false,
-        message: 'Codex reads project agents only in a trusted project, and this one is not trusted',
-        fix: `run \`codex\` here once and trust the folder, or add to ${join(codexHome, 'config.toml')}:\n        [projects."${root}"]\n        trust_level = "trusted"`,
-      };
 }

@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import semver from 'semver';
 import { detectHookStyle } from '../host/hook-style.ts';
 import { gitignoreLines } from '../host/layout.ts';
-import { RUNNERS } from './runners.ts';
+import { listAdapters, loadManifest } from '../render/manifest.ts';
 
 // The environment probe: what a repository and machine have, before anything is written. The
 // judging is pure (`probe`) and takes what was inspected as input, so tests feed it; `inspect`
@@ -14,8 +14,8 @@ export interface Inspected {
   /** process.versions.node of the Node that will run the core. */
   node: string;
   git: boolean;
-  /** Per adapter: its runner command and the version found on PATH (undefined: not found). */
-  runners: Record<string, { command: string; version?: string }>;
+  /** Per adapter: its runner and the version found on PATH (undefined: not found). */
+  runners: Record<string, RunnerFacts & { version?: string }>;
   hook: 'husky' | 'lefthook' | 'pre-commit' | 'git';
   nodeProject: boolean;
   /** package.json already has a `gateline` script. */
@@ -23,6 +23,15 @@ export interface Inspected {
   githubActions: boolean;
   /** The .gitignore lines gateline needs that are missing. */
   gitignoreMissing: string[];
+}
+
+/** What the probe needs of a runner, from its adapter's manifest. */
+export interface RunnerFacts {
+  /** `headless.command`: the executable looked for on PATH. */
+  command: string;
+  /** `runner.package` and `runner.proven`: what to install, and the version the conformance suite proves. */
+  package?: string;
+  proven?: string;
 }
 
 export type Fix = 'git-init' | 'package-script' | 'gitignore';
@@ -73,25 +82,25 @@ export function probe(seen: Inspected): Probe {
   );
   const installed: string[] = [];
   for (const [adapter, runner] of Object.entries(seen.runners)) {
-    const facts = RUNNERS[adapter];
+    const pinned = runner.package && runner.proven ? `${runner.package}@${runner.proven}` : undefined;
     if (!runner.version) {
       findings.push({
         id: `runner:${adapter}`,
         ok: false,
         message: `${runner.command}${runner.command === adapter ? '' : ` (${adapter})`} is not on PATH`,
-        fix: facts ? `install it: npm install -g ${facts.package}@${facts.proven}` : `install ${runner.command}`,
+        fix: pinned ? `install it: npm install -g ${pinned}` : `install ${runner.command}`,
       });
       continue;
     }
     installed.push(adapter);
-    const old = facts && semver.valid(runner.version) && semver.lt(runner.version, facts.proven);
+    const old = pinned && runner.proven && semver.valid(runner.version) && semver.lt(runner.version, runner.proven);
     findings.push(
       old
         ? {
             id: `runner:${adapter}`,
             ok: false,
-            message: `${runner.command} ${runner.version} is older than ${facts.proven}, the version gateline's conformance suite proves`,
-            fix: `upgrade it: npm install -g ${facts.package}@${facts.proven}`,
+            message: `${runner.command} ${runner.version} is older than ${runner.proven}, the version gateline's conformance suite proves`,
+            fix: `upgrade it: npm install -g ${pinned}`,
           }
         : { id: `runner:${adapter}`, ok: true, message: `${runner.command} ${runner.version}` },
     );
@@ -127,16 +136,14 @@ export function probe(seen: Inspected): Probe {
   return { findings, installed };
 }
 
-/** adapter -> the runner command of its headless block. */
-export function runnerCommands(adaptersDir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of existsSync(adaptersDir) ? readdirSync(adaptersDir).sort() : []) {
-    try {
-      const manifest = JSON.parse(readFileSync(join(adaptersDir, name, 'manifest.json'), 'utf8')) as { headless?: { command?: string } };
-      if (manifest.headless?.command) out[name] = manifest.headless.command;
-    } catch {
-      // not an adapter folder, or a broken manifest: validate reports that
-    }
+/** adapter -> its runner, for every adapter under `adaptersDir` whose manifest has a headless command. */
+export function runnerCommands(adaptersDir: string): Record<string, RunnerFacts> {
+  const out: Record<string, RunnerFacts> = {};
+  for (const name of listAdapters(adaptersDir)) {
+    // A broken manifest is skipped: the probe only looks, and validate reports it.
+    const manifest = loadManifest(adaptersDir, 'adapters', name, []);
+    if (!manifest?.headless) continue;
+    out[name] = { command: manifest.headless.command, package: manifest.runner?.package, proven: manifest.runner?.proven };
   }
   return out;
 }
@@ -144,13 +151,15 @@ export function runnerCommands(adaptersDir: string): Record<string, string> {
 /** Looks at a directory and the PATH in `env`; every result is an input of `probe`. */
 export async function inspect(
   root: string,
-  commands: Record<string, string>,
+  commands: Record<string, RunnerFacts>,
   prefix: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Inspected> {
   const git = existsSync(root) && (await execa('git', ['rev-parse', '--git-dir'], { cwd: root, reject: false })).exitCode === 0;
   const entries = await Promise.all(
-    Object.entries(commands).map(async ([adapter, command]) => [adapter, { command, version: await versionOf(command, env) }] as const),
+    Object.entries(commands).map(
+      async ([adapter, facts]) => [adapter, { ...facts, version: await versionOf(facts.command, env) }] as const,
+    ),
   );
   const pkg = readJson(join(root, 'package.json'));
   const gitignore = readLines(join(root, '.gitignore'));

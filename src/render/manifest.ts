@@ -4,7 +4,10 @@ import { isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import { parseJson } from '../shared/json.ts';
 import type { Problem } from '../shared/problem.ts';
 import { lineOfJsonKey, readInput } from '../shared/text.ts';
+import { type Headless, readHeadless } from './headless.ts';
 import { manifestValues, rules } from './rules.ts';
+import { type Runner, readRunner } from './runner.ts';
+import { readVendors } from './vendors.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
 const TOOLS_STYLES: ToolsStyle[] = ['csv', 'yaml-list', 'permission-map', 'codex-sandbox'];
@@ -25,6 +28,12 @@ export interface Manifest {
   extraFrontmatter: Record<string, Scalar>;
   /** Capabilities the runner cannot withhold, with the reason: a role lacking one is refused. */
   floor: Record<string, string>;
+  /** Which vendor serves each model spelling (for `gateline up`; the renderer never reads it). */
+  vendors: Record<string, string>;
+  /** How `gateline up` runs the runner (the renderer never reads it). */
+  headless?: Headless;
+  /** The runner CLI: package, proven version, agent folders, host checks (for probe and doctor). */
+  runner?: Runner;
   /** The JSON text, to point messages at the line of a key. */
   text: string;
 }
@@ -44,6 +53,7 @@ const KNOWN_KEYS = [
   'floor',
   'model_vendors',
   'headless',
+  'runner',
 ];
 
 // The narrowing and containment rules a manifest must pass on its own (rules.ts).
@@ -55,6 +65,7 @@ const MANIFEST_RULES = [
   rules.permissionNamesArePlain,
   rules.extraFrontmatterGrantsNothing,
   rules.extraFrontmatterKeepsRenderedKeys,
+  rules.sessionOnlyOnResume,
 ];
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */
@@ -122,7 +133,9 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
       bad('tools_style', toml ? "must be 'codex-sandbox' for a .toml filename" : "'codex-sandbox' needs a .toml filename");
     }
   }
-  for (const key of ['model_vendors', 'headless']) if (m[key] !== undefined) record(m[key], key, bad);
+  const vendors = readVendors(m.model_vendors, bad);
+  const headless = readHeadless(m.headless, bad);
+  const runner = readRunner(m.runner, bad);
   if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
     bad('_comment', 'must be a string or an array of strings');
   }
@@ -142,6 +155,9 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     modelOverrides,
     extraFrontmatter: extra as Record<string, Scalar>,
     floor,
+    vendors,
+    headless,
+    runner,
     text,
   };
 }

@@ -405,10 +405,13 @@ export const rules = {
   sessionOnlyOnResume: rule(
     'session-only-on-resume',
     "headless 'args' never pass '{session}': continuing a session without naming the agent again runs the runner's default agent",
-    (file: string, text: string, args: readonly string[]): Problem[] =>
-      args.some((a) => a.includes('{session}'))
-        ? [{ file, line: lineOfJsonKey(text, 'headless'), message: "headless: '{session}' belongs in 'resume_args' only" }]
-        : [],
+    (m: ManifestInput): Problem[] => {
+      const headless = m.json.headless as { args?: unknown } | undefined;
+      const args = Array.isArray(headless?.args) ? headless.args : [];
+      return args.some((a) => typeof a === 'string' && a.includes('{session}'))
+        ? [keyProblem(m, 'headless', "has '{session}' in 'args': it belongs in 'resume_args' only")]
+        : [];
+    },
   ),
 };
 

@@ -19,12 +19,6 @@ export interface Invocation {
   resumed: boolean;
 }
 
-// Claude Code's manifest has no resume_args; its documented form is `claude -p --resume <id>`,
-// added to the normal args so the agent, model and output format stay the same.
-const BUILTIN_RESUME: Record<string, (args: string[]) => string[]> = {
-  claude: (args) => [...args, '--resume', '{session}'],
-};
-
 // Flags a resume must keep. opencode's `run --session` without --agent continues on the default
 // agent, which allows every tool: a resumed implementer would run wider than its file says.
 const CARRIED = [
@@ -36,7 +30,7 @@ const CARRIED = [
 export function resumeTemplate(adapter: Adapter): string[] | undefined {
   const headless = adapter.headless;
   if (!headless) return undefined;
-  const resume = headless.resumeArgs ?? BUILTIN_RESUME[adapter.kind]?.(headless.args);
+  const resume = headless.resumeArgs;
   if (!resume) return undefined;
   const out = [...resume];
   for (const [flag, value] of CARRIED) {

@@ -1,4 +1,4 @@
-import type { RunnerKind } from './adapter.ts';
+import type { OutputFormat } from '../render/headless.ts';
 
 // What each runner prints in headless mode (research/runners.md, verified shapes):
 // - Claude Code `--output-format json`: one result object {type: 'result', result, session_id,
@@ -26,16 +26,16 @@ export class OutputError extends Error {
   override name = 'OutputError';
 }
 
-export function parseOutput(kind: RunnerKind, stdout: string, sessionField?: string): Parsed {
+export function parseOutput(format: OutputFormat, stdout: string, sessionField?: string): Parsed {
   if (stdout.trim() === '') throw new OutputError('it printed nothing on stdout');
-  switch (kind) {
-    case 'claude':
+  switch (format) {
+    case 'claude-json':
       return claude(object(stdout));
-    case 'opencode':
+    case 'opencode-jsonl':
       return opencode(jsonLines(stdout), sessionField ?? 'sessionID');
-    case 'gemini':
+    case 'gemini-json':
       return gemini(object(stdout));
-    case 'codex':
+    case 'codex-jsonl':
       return codex(jsonLines(stdout));
     case 'text':
       return { text: stdout.trim() };

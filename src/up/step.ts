@@ -112,7 +112,7 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
 
   let parsed: Parsed;
   try {
-    parsed = parseOutput(adapter.kind, stdout, adapter.headless?.sessionField);
+    parsed = parseOutput(adapter.headless?.output ?? 'text', stdout, adapter.headless?.sessionField);
   } catch (error) {
     if (!(error instanceof OutputError)) throw error;
     return fail('unparseable', `printed output gateline cannot read (${error.message}); the raw output is in stdout.txt`);

@@ -7,7 +7,7 @@ import { claudeAgent, codexRoles, copilotAgents, geminiAgents, opencodeAgent } f
 import { installRunners } from './install.ts';
 import { type Mock, openaiMock } from './openai-mock.ts';
 
-// The rendered agents, loaded by the real runner CLIs (pinned in src/probe/runners.ts), offline:
+// The rendered agents, loaded by the real runner CLIs (pinned by each adapter manifest's runner block), offline:
 // each runner must give each role exactly the tools its capabilities mean, and each negative
 // control (a deliberately widened file) must be seen as widened, so the checks can fail.
 

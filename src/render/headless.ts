@@ -1,0 +1,69 @@
+// A manifest's `headless` block: how `gateline up` starts the runner and reads what it prints.
+// The loader checks it so every command refuses a bad one alike; the renderer never reads it.
+
+/** How the runner's headless output is read: each runner's own JSON shape, or plain text. */
+export const OUTPUT_FORMATS = ['claude-json', 'opencode-jsonl', 'gemini-json', 'codex-jsonl', 'text'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface Headless {
+  /** The runner's executable: what `up` starts, the probe looks for on PATH, and the runner's npm package installs. */
+  command: string;
+  args: string[];
+  /** How stdout is read; `text` when the manifest names no format. */
+  output: OutputFormat;
+  /** The JSON field holding the session id on each output line (opencode: sessionID). */
+  sessionField?: string;
+  /** How to continue a session: templated like `args`, with {session}. Absent: a fresh run replaces a resume. */
+  resumeArgs?: string[];
+}
+
+const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args'];
+const PLACEHOLDERS = ['{prompt}', '{role}', '{model}', '{session}'];
+
+/** Reads `headless` (undefined when absent); reports each flaw through `bad(key, message)`, which names the key's line. */
+export function readHeadless(value: unknown, bad: (key: string, message: string) => void): Headless | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    bad('headless', 'must be an object');
+    return undefined;
+  }
+  const h = value as Record<string, unknown>;
+  let failed = false;
+  const fail = (key: string, message: string) => {
+    failed = true;
+    bad(key, message);
+  };
+  for (const key of Object.keys(h)) if (!KEYS.includes(key)) fail('headless', `has the unknown key '${key}' (known: ${KEYS.join(', ')})`);
+  if (typeof h.command !== 'string' || h.command.trim() === '') fail('headless', "needs 'command': the runner's executable");
+  const args = strings(h.args);
+  if (!args) fail('headless', "needs 'args': an array of strings");
+  else if (!args.some((a) => a.includes('{prompt}')))
+    fail('headless', "passes no '{prompt}' in 'args', so the role would never get its task");
+  if (h.output !== undefined && !OUTPUT_FORMATS.includes(h.output as OutputFormat)) {
+    fail('output', `must be one of ${OUTPUT_FORMATS.join(', ')} (how the runner's stdout is read)`);
+  }
+  const resume = h.resume_args === undefined ? undefined : strings(h.resume_args);
+  if (h.resume_args !== undefined && !resume) fail('resume_args', 'must be an array of strings');
+  if (resume && !resume.some((a) => a.includes('{session}'))) fail('resume_args', "must pass '{session}'");
+  if (h.session_field !== undefined && (typeof h.session_field !== 'string' || h.session_field === '')) {
+    fail('session_field', 'must be the name of a JSON field');
+  }
+  for (const arg of [...(args ?? []), ...(resume ?? [])]) {
+    for (const found of arg.match(/\{[a-z_]+\}/g) ?? []) {
+      if (!PLACEHOLDERS.includes(found)) fail('headless', `uses the unknown placeholder '${found}' (known: ${PLACEHOLDERS.join(', ')})`);
+    }
+  }
+  // '{session}' in 'args' is refused by the rule session-only-on-resume (rules.ts).
+  if (failed) return undefined;
+  return {
+    command: h.command as string,
+    args: args as string[],
+    output: (h.output as OutputFormat | undefined) ?? 'text',
+    sessionField: h.session_field as string | undefined,
+    resumeArgs: resume,
+  };
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}

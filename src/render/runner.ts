@@ -1,0 +1,169 @@
+import { checkRelativePath } from '../shared/paths.ts';
+
+// A manifest's `runner` block: what gateline knows about the runner CLI itself, apart from how
+// it is started (`headless`). The probe and `gateline doctor` read it, and so does the suite that
+// installs each runner to prove the rendered files load; the renderer never does.
+
+/** Host steps a runner needs before it loads project agents; `gateline doctor` knows how to check each. */
+export const HOST_CHECKS = ['agents-acknowledged', 'project-trusted'] as const;
+export type HostCheckKind = (typeof HOST_CHECKS)[number];
+
+export interface HostCheck {
+  /** The finding's id in `gateline doctor --json`. */
+  id: string;
+  check: HostCheckKind;
+  /** The runner's record of it, relative to the runner's home. */
+  file: string;
+}
+
+/** Where the runner discovers project agents. */
+export interface AgentFolders {
+  dirs: string[];
+  /** Files ending so are agents; the rest of the path, without it, is the agent's name. */
+  suffix: string;
+  /** True when subfolders are read too. */
+  recursive: boolean;
+  /** Files starting so are skipped. */
+  ignorePrefix?: string;
+}
+
+export interface Runner {
+  /** The runner's name in messages. */
+  title: string;
+  /** Its npm package. */
+  package: string;
+  /** The version the conformance suite installs and proves; `gateline doctor` reports older ones. */
+  proven: string;
+  /** Its configuration folder, `~/` for the user's home. */
+  home?: string;
+  /** The environment variable that moves `home`, when there is one. */
+  homeEnv?: string;
+  agents: AgentFolders;
+  hostChecks: HostCheck[];
+}
+
+const KEYS = ['title', 'package', 'proven', 'home', 'home_env', 'agents', 'host_checks'];
+const AGENT_KEYS = ['dirs', 'suffix', 'recursive', 'ignore_prefix'];
+const CHECK_KEYS = ['id', 'check', 'file'];
+const PACKAGE = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+const VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
+
+/** Reads `runner` (undefined when absent); reports each flaw through `bad(key, message)`, which names the key's line. */
+export function readRunner(value: unknown, bad: (key: string, message: string) => void): Runner | undefined {
+  if (value === undefined) return undefined;
+  let failed = false;
+  const fail = (key: string, message: string) => {
+    failed = true;
+    bad(key, `in 'runner' ${message}`);
+  };
+  const r = object(value);
+  if (!r) {
+    bad('runner', 'must be an object');
+    return undefined;
+  }
+  for (const key of Object.keys(r)) if (!KEYS.includes(key)) fail(key, `is not a runner key (known: ${KEYS.join(', ')})`);
+  // A missing key has no line of its own: the message points at the block.
+  const need = (key: string, what: string) => {
+    failed = true;
+    bad('runner', `needs '${key}': ${what}`);
+  };
+  if (r.title === undefined) need('title', "the runner's name in messages");
+  else if (!oneLine(r.title)) fail('title', 'must be a name on one line');
+  if (r.package === undefined) need('package', "the runner's npm package");
+  else if (typeof r.package !== 'string' || !PACKAGE.test(r.package)) fail('package', 'must be an npm package name');
+  if (r.proven === undefined) need('proven', 'the version the conformance suite proves');
+  else if (typeof r.proven !== 'string' || !VERSION.test(r.proven))
+    fail('proven', 'must be the version the conformance suite proves, such as 1.2.3');
+  if (r.home !== undefined && (typeof r.home !== 'string' || !r.home.startsWith('~/') || !plainPath(r.home.slice(2)))) {
+    fail('home', "must be a folder under the user's home, written ~/NAME");
+  }
+  if (r.home_env !== undefined && (typeof r.home_env !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(r.home_env))) {
+    fail('home_env', 'must be the name of an environment variable');
+  }
+  if (r.home_env !== undefined && r.home === undefined) fail('home_env', "moves 'home', which is not set");
+  if (r.agents === undefined) need('agents', 'the folders where the runner finds project agents');
+  const agents = r.agents === undefined ? undefined : readAgents(r.agents, fail);
+  const checks = Array.isArray(r.host_checks) ? r.host_checks : r.host_checks === undefined ? [] : undefined;
+  if (!checks) fail('host_checks', 'must be an array of checks');
+  const hostChecks = (checks ?? []).map((c) => readCheck(c, fail));
+  if (checks?.length && r.home === undefined) fail('host_checks', "name files in the runner's 'home', which is not set");
+  if (new Set(hostChecks.map((c) => c?.id)).size !== hostChecks.length) fail('host_checks', 'use an id twice');
+  if (failed || !agents) return undefined;
+  return {
+    title: r.title as string,
+    package: r.package as string,
+    proven: r.proven as string,
+    home: r.home as string | undefined,
+    homeEnv: r.home_env as string | undefined,
+    agents,
+    hostChecks: hostChecks as HostCheck[],
+  };
+}
+
+function readAgents(value: unknown, fail: (key: string, message: string) => void): AgentFolders | undefined {
+  const a = object(value);
+  if (!a) {
+    fail('agents', 'must be an object');
+    return undefined;
+  }
+  let failed = false;
+  const flaw = (key: string, message: string) => {
+    failed = true;
+    fail(key, message);
+  };
+  for (const key of Object.keys(a))
+    if (!AGENT_KEYS.includes(key)) flaw('agents', `has the unknown key '${key}' (known: ${AGENT_KEYS.join(', ')})`);
+  const dirs = Array.isArray(a.dirs) && a.dirs.length > 0 && a.dirs.every((d) => typeof d === 'string') ? (a.dirs as string[]) : undefined;
+  const folders = 'a non-empty array of folders relative to the repository root';
+  if (a.dirs === undefined) flaw('agents', `needs 'dirs': ${folders}`);
+  else if (!dirs) flaw('dirs', `must be ${folders}`);
+  for (const dir of dirs ?? []) checkRelativePath(dir, (message) => flaw('dirs', message));
+  if (a.suffix === undefined) flaw('agents', "needs 'suffix': the file ending of an agent, such as .md");
+  else if (typeof a.suffix !== 'string' || !/^\.[A-Za-z0-9.]+$/.test(a.suffix)) flaw('suffix', 'must be a file ending such as .md');
+  if (a.recursive !== undefined && typeof a.recursive !== 'boolean') flaw('recursive', 'must be true or false');
+  if (a.ignore_prefix !== undefined && !oneLine(a.ignore_prefix)) flaw('ignore_prefix', 'must be a non-empty string');
+  if (failed) return undefined;
+  return {
+    dirs: (dirs as string[]).map((d) => d.replace(/\/+$/, '')),
+    suffix: a.suffix as string,
+    recursive: a.recursive === true,
+    ignorePrefix: a.ignore_prefix as string | undefined,
+  };
+}
+
+function readCheck(value: unknown, fail: (key: string, message: string) => void): HostCheck | undefined {
+  const c = object(value);
+  if (!c) {
+    fail('host_checks', 'must hold objects with id, check and file');
+    return undefined;
+  }
+  let failed = false;
+  const flaw = (key: string, message: string) => {
+    failed = true;
+    fail(key, message);
+  };
+  for (const key of Object.keys(c)) {
+    if (!CHECK_KEYS.includes(key)) flaw('host_checks', `has a check with the unknown key '${key}' (known: ${CHECK_KEYS.join(', ')})`);
+  }
+  if (typeof c.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(c.id)) flaw('host_checks', "has a check whose 'id' is not a lowercase name");
+  if (!HOST_CHECKS.includes(c.check as HostCheckKind)) {
+    flaw('host_checks', `has the check ${JSON.stringify(c.check)}, which gateline doctor does not know (known: ${HOST_CHECKS.join(', ')})`);
+  }
+  if (typeof c.file !== 'string' || !plainPath(c.file))
+    flaw('host_checks', "has a check whose 'file' is not a path inside the runner's home");
+  return failed ? undefined : { id: c.id as string, check: c.check as HostCheckKind, file: c.file as string };
+}
+
+function object(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A relative path of plain parts: no '..', no empty part, no backslash or control character. */
+function plainPath(path: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  return !/[\\\u0000-\u001f\u007f]/.test(path) && path.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+function oneLine(value: unknown): boolean {
+  return typeof value === 'string' && value.trim() !== '' && !value.includes('\n');
+}
