@@ -79,13 +79,22 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
 
 /**
  * Ctrl-C (or SIGTERM) aborts the returned signal: the running runner or check is stopped and the
- * command exits 130. After the listener has fired, a second Ctrl-C falls back to Node's default
- * and ends gateline at once.
+ * command exits 130. After that, a second Ctrl-C falls back to Node's default and ends gateline
+ * at once.
  */
 function interruptible(): AbortSignal {
   const controller = new AbortController();
-  process.once('SIGINT', () => controller.abort());
-  process.once('SIGTERM', () => controller.abort());
+  const stop = () => {
+    controller.abort();
+    // Not `process.once`: execa's exit handler re-raises a signal that has no other listener when
+    // it runs, which would kill gateline before it can stop the runner and keep the record.
+    setImmediate(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   return controller.signal;
 }
 
