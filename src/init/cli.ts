@@ -56,8 +56,8 @@ Options:
 It first shows what it found (Node, git, runner CLIs, hook manager, package.json, workflows)
 and preselects the runners that are installed. On a TTY it offers the fixes it can make; without
 one it makes only those its flags ask for. Without a TTY, or under CI, it never prompts. Exit codes: 0 done (or nothing to do, or
-cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted while
-writing (everything rolled back).`;
+cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted
+(anything already written is rolled back).`;
 
 const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
