@@ -218,7 +218,7 @@ describe('gateline doctor', () => {
     controller.abort();
     const stopped = await inProcess((s) => runDoctor([], { ...s, cwd: dir, env, signal: controller.signal }));
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toBe('gateline doctor: interrupted: doctor stopped before its report\n');
+    expect(stopped.stderr).toBe('gateline doctor: interrupted: doctor stopped before its checks\n');
   });
 });
 

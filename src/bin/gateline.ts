@@ -44,14 +44,16 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
   if (command === undefined) throw new UsageError('no command given (render, validate, doctor or up)');
   if (!['render', 'validate', 'doctor', 'up'].includes(command)) throw new UsageError(`unknown command '${command}'`);
   if (command === 'doctor') {
+    const signal = interruptible(); // before the import, which takes a while: Ctrl-C meanwhile is seen
     const { runDoctor } = await import('../probe/doctor-cli.ts');
-    return runDoctor(argv.slice(1), { ...io, signal: interruptible() });
+    return runDoctor(argv.slice(1), { ...io, signal });
   }
   const { enableCompileCache } = await import('node:module');
   enableCompileCache();
   if (command === 'up') {
+    const signal = interruptible();
     const { run } = await import('../up/cli.ts');
-    return run(argv.slice(1), { ...io, env: process.env, signal: interruptible() });
+    return run(argv.slice(1), { ...io, env: process.env, signal });
   }
   const { locate } = await import('../shared/context.ts');
   const flag = (name: string) => {

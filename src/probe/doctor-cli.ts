@@ -34,6 +34,7 @@ export async function runDoctor(argv: string[], io: DoctorIo): Promise<number> {
       throw new FrameworkError([
         { file: ctx.root, message: 'is a gateline checkout, not a host: doctor checks repositories that adopted gateline' },
       ]);
+    if (io.signal?.aborted) throw new Interrupted('doctor stopped before its checks');
     const findings = diagnose(await gatherDoctor(ctx, io.env ?? process.env));
     if (io.signal?.aborted) throw new Interrupted('doctor stopped before its report');
     const ok = findings.every((f) => f.ok);
