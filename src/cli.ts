@@ -1,11 +1,12 @@
-// The `gateline` command line: render and validate, and the single error boundary.
+// The `gateline` command line: render and validate. Failures go to the one error boundary.
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderAll } from './render/render.ts';
 import { staleLines } from './render/stale.ts';
+import { boundary } from './shared/boundary.ts';
 import { locate } from './shared/context.ts';
-import { FrameworkError, type Problem, UsageError } from './shared/problem.ts';
+import { UsageError } from './shared/problem.ts';
 import { paint, problemLines } from './shared/report.ts';
 import { validate } from './validate/validate.ts';
 
@@ -108,25 +109,8 @@ export function main(argv: string[], io: Io): number {
     }
     return result.ok ? 0 : 1;
   } catch (error) {
-    return boundary(error, { verbose, json, print, fail });
+    return boundary(error, io, { command: 'gateline', json, verbose });
   }
-}
-
-function boundary(error: unknown, out: { verbose: boolean; json: boolean; print: (t: string) => void; fail: (t: string) => void }): number {
-  const usage = error instanceof UsageError;
-  const problems: Problem[] =
-    error instanceof FrameworkError
-      ? error.problems
-      : [{ file: 'gateline', message: usage ? (error as Error).message : `internal error: ${String((error as Error)?.message ?? error)}` }];
-  if (out.json) out.print(JSON.stringify({ ok: false, problems }));
-  else {
-    out.fail(problemLines(problems, process.stderr).join('\n'));
-    if (usage) out.fail("Run 'gateline --help' for usage.");
-    else if (!(error instanceof FrameworkError) && !out.verbose)
-      out.fail('This is a bug in gateline; run again with --verbose for the stack trace and report it.');
-  }
-  if (out.verbose && error instanceof Error && error.stack) out.fail(error.stack);
-  return usage ? 2 : 1;
 }
 
 function parse(argv: string[]) {

@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
-import { git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
+import { CLEAN_ENV, git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
 
 const node = process.execPath;
 const core = (dir: string, ...args: string[]) =>
@@ -289,24 +289,20 @@ describe('failures and Ctrl-C while writing leave the repository exactly as it w
   it('an abort (Ctrl-C) while the first render runs rolls back files and folders, and exits 130', async () => {
     const dir = gitRepo({ 'README.md': 'hi\n' });
     const before = snapshot(dir);
-    const controller = new AbortController();
-    const { Writable } = await import('node:stream');
-    // A few milliseconds after the render child is spawned: it is killed mid-way.
-    const stdout = new Writable({
-      write(chunk, _e, done) {
-        if (String(chunk).includes('rendering the agent files')) setTimeout(() => controller.abort(), 5);
-        done();
-      },
+    // The real create-gateline bin in a child process, sent a real SIGINT a few milliseconds after
+    // the render child is spawned: it is killed mid-way.
+    const child = spawn(node, [join(REPO, 'src/bin/create-gateline.ts'), '--yes'], { cwd: dir, env: CLEAN_ENV });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
     });
-    const { run } = await import('../src/init/cli.ts');
-    const code = await run(['--yes'], {
-      stdout,
-      stderr: new Writable({ write: (_c, _e, d) => d() }),
-      cwd: dir,
-      interactive: false,
-      signal: controller.signal,
+    child.stdout.on('data', (chunk) => {
+      if (String(chunk).includes('rendering the agent files')) setTimeout(() => child.kill('SIGINT'), 5);
     });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(130);
+    expect(stderr).toMatch(/^create-gateline: interrupted: every change was rolled back/);
+    expect(stderr).not.toMatch(/\n\s+at /);
     expect(snapshot(dir)).toEqual(before);
   });
 });

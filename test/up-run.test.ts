@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -707,15 +707,24 @@ describe('gateline up failures', () => {
   it('Ctrl-C stops the running runner and exits 130, keeping the record', async () => {
     const dir = repo();
     const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'hang' }] });
-    const controller = new AbortController();
-    const pending = up(dir, ['task', '--adapter', 'claude-code'], f.env, controller.signal);
+    // The real `gateline` bin in a child process, sent a real SIGINT as a terminal's Ctrl-C does.
+    const child = spawn(process.execPath, [join(REPO, 'src/bin/gateline.ts'), 'up', 'task', '--adapter', 'claude-code'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...f.env },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     while (!f.entries().some((e) => e.role === 'implementer')) await new Promise((resolve) => setTimeout(resolve, 20));
     const pid = (f.entries().find((e) => e.role === 'implementer') as Entry).pid;
     expect(alive(pid)).toBe(true);
-    controller.abort();
-    const r = await pending;
+    child.kill('SIGINT');
+    const r = { code: await exited, stderr };
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/interrupted: the runners were stopped/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(alive(pid)).toBe(false);
     expect(JSON.parse(readFileSync(join(runDir(dir), 'summary.json'), 'utf8'))).toMatchObject({ status: 'interrupted', exitCode: 130 });
   });

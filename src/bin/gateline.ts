@@ -15,12 +15,25 @@ const USAGE = `Usage: gateline <command> [options]
 Each command has --help. render and validate run the core vendored in <prefix>/core, found
 through <prefix>/framework-lock.json; adopt gateline with: npm create gateline@latest`;
 
+type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd: string };
+
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() };
+  const { boundary } = await import('../shared/boundary.ts');
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    // Only what fails before a command's own boundary takes over lands here: a bad command, no host, an unloadable core.
+    return boundary(error, io, { command: 'gateline', json: argv.includes('--json'), verbose: argv.includes('--verbose') });
+  }
+}
+
+async function dispatch(argv: string[], io: Io): Promise<number> {
+  const { FrameworkError, UsageError } = await import('../shared/problem.ts');
   const [command] = argv;
-  if (command === undefined || command === '--help' || command === '-h') {
+  if (command === '--help' || command === '-h') {
     io.stdout.write(`${USAGE}\n`);
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   if (command === '--version' || command === '-v') {
     const { readVersion } = await import('../init/vendor.ts');
@@ -28,53 +41,63 @@ async function main(argv: string[]): Promise<number> {
     io.stdout.write(`${readVersion(PACKAGE_ROOT)}\n`);
     return 0;
   }
-  if (!['render', 'validate', 'doctor', 'up'].includes(command)) {
-    io.stderr.write(`gateline: unknown command '${command}'\n${USAGE}\n`);
-    return 2;
-  }
-  if (argv[0] === 'doctor') {
+  if (command === undefined) throw new UsageError('no command given (render, validate, doctor or up)');
+  if (!['render', 'validate', 'doctor', 'up'].includes(command)) throw new UsageError(`unknown command '${command}'`);
+  if (command === 'doctor') {
+    const signal = interruptible(); // before the import, which takes a while: Ctrl-C meanwhile is seen
     const { runDoctor } = await import('../probe/doctor-cli.ts');
-    return runDoctor(argv.slice(1), io);
+    return runDoctor(argv.slice(1), { ...io, signal });
   }
   const { enableCompileCache } = await import('node:module');
   enableCompileCache();
-  if (argv[0] === 'up') {
-    // Ctrl-C aborts the running runner (execa's cancelSignal) and exits 130; after the listener
-    // has fired, a second Ctrl-C falls back to Node's default and ends gateline at once.
+  if (command === 'up') {
+    const signal = interruptible();
     const { run } = await import('../up/cli.ts');
-    const controller = new AbortController();
-    process.once('SIGINT', () => controller.abort());
-    process.once('SIGTERM', () => controller.abort());
-    return run(argv.slice(1), { ...io, env: process.env, signal: controller.signal });
+    return run(argv.slice(1), { ...io, env: process.env, signal });
   }
   const { locate } = await import('../shared/context.ts');
-  const { FrameworkError, formatProblem } = await import('../shared/problem.ts');
   const flag = (name: string) => {
     const at = argv.indexOf(name);
     return at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
   };
+  const root = flag('--root');
+  const ctx = locate(root ? resolve(io.cwd, root) : io.cwd, flag('--prefix'));
+  const entry = join(ctx.coreRoot, 'src', 'cli.ts');
+  let cli: typeof import('../cli.ts');
   try {
-    const root = flag('--root');
-    const ctx = locate(root ? resolve(process.cwd(), root) : process.cwd(), flag('--prefix'));
-    const entry = join(ctx.coreRoot, 'src', 'cli.ts');
-    let cli: typeof import('../cli.ts');
-    try {
-      cli = await import(pathToFileURL(entry).href);
-    } catch (error) {
-      // A vendored core that was edited or deleted: validate names the files, the installer restores them.
-      throw new FrameworkError([
-        {
-          file: relative(process.cwd(), entry),
-          message: `the vendored core cannot be loaded (${(error as Error).message.split('\n')[0]}): run the installer again to restore it`,
-        },
-      ]);
-    }
-    return cli.main(argv, { ...io, invokedAs: 'gateline' });
+    cli = await import(pathToFileURL(entry).href);
   } catch (error) {
-    if (!(error instanceof FrameworkError)) throw error;
-    process.stderr.write(`${error.problems.map(formatProblem).join('\n')}\n`);
-    return 1;
+    // A vendored core that was edited or deleted: validate names the files, the installer restores them.
+    throw new FrameworkError([
+      {
+        file: relative(io.cwd, entry),
+        message: `the vendored core cannot be loaded (${(error as Error).message.split('\n')[0]}): run the installer again to restore it`,
+      },
+    ]);
   }
+  // The vendored core has its own error boundary: render and validate fail as in CI.
+  return cli.main(argv, { ...io, invokedAs: 'gateline' });
+}
+
+/**
+ * Ctrl-C (or SIGTERM) aborts the returned signal: the running runner or check is stopped and the
+ * command exits 130. After that, a second Ctrl-C falls back to Node's default and ends gateline
+ * at once.
+ */
+function interruptible(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => {
+    controller.abort();
+    // Not `process.once`: execa's exit handler re-raises a signal that has no other listener when
+    // it runs, which would kill gateline before it can stop the runner and keep the record.
+    setImmediate(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return controller.signal;
 }
 
 const major = Number(process.versions.node.split('.')[0]);

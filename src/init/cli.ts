@@ -1,17 +1,19 @@
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs, styleText } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from '../host/hook-style.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
-import { inspect, probe, runnerCommands } from '../probe/probe.ts';
+import { type Fix, inspect, type Probe, probe, type RunnerFacts, runnerCommands } from '../probe/probe.ts';
 import { listAdapters } from '../render/manifest.ts';
+import { boundary } from '../shared/boundary.ts';
 import { DEFAULT_PREFIX } from '../shared/context.ts';
 import { LOCK_FILE, readLock } from '../shared/lock.ts';
+import { Interrupted, UsageError } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
-import { type Answers, ask, cancelled, confirm, intro, note, outro } from './prompts.ts';
+import { type Answers, ask, cancelled, confirm, intro, note, outro, type PromptIo } from './prompts.ts';
 import { readVersion } from './vendor.ts';
 
 export interface CliIo {
@@ -54,8 +56,8 @@ Options:
 It first shows what it found (Node, git, runner CLIs, hook manager, package.json, workflows)
 and preselects the runners that are installed. On a TTY it offers the fixes it can make; without
 one it makes only those its flags ask for. Without a TTY, or under CI, it never prompts. Exit codes: 0 done (or nothing to do, or
-cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted while
-writing (everything rolled back).`;
+cancelled at a prompt), 1 an error (nothing written), 2 a usage error, 130 interrupted
+(anything already written is rolled back).`;
 
 const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
@@ -73,170 +75,244 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
+/**
+ * create-gateline, step by step: parse the flags, survey the machine and the repository, choose
+ * the answers (prompting for what the flags did not say), agree on the fixes, then install: plan,
+ * approve, apply and report. A step that ends the run early returns its exit code; a failure
+ * anywhere goes to the one error boundary.
+ */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const out = (text: string) => io.stdout.write(`${text}\n`);
-  const err = (text: string) => io.stderr.write(`${text}\n`);
-  const packageRoot = io.packageRoot ?? PACKAGE_ROOT;
-  let values: ReturnType<typeof parse>['values'];
-  let positionals: string[];
+  let verbose = argv.includes('--verbose');
   try {
-    ({ values, positionals } = parse(argv));
-    if (positionals.length > 1) throw new Error(`expected one directory, got ${positionals.join(' ')}`);
-    if (values.hook !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hook)) {
-      throw new Error(`--hook must be one of ${HOOK_STYLES.join(', ')}`);
+    const flags = parse(argv);
+    verbose = flags.verbose ?? false;
+    const packageRoot = io.packageRoot ?? PACKAGE_ROOT;
+    if (flags.help || flags.version) {
+      io.stdout.write(`${flags.help ? USAGE : readVersion(packageRoot)}\n`);
+      return 0;
     }
+    const session = start(flags, io, packageRoot);
+    const found = await survey(session);
+    const answers = await choose(session, found);
+    if (!answers) return cancel(session);
+    const fixes = await consent(session, answers, found);
+    if (!fixes) return cancel(session);
+    return await install(session, answers, fixes);
   } catch (error) {
-    err(`create-gateline: ${(error as Error).message}\nRun 'create-gateline --help' for usage.`);
-    return 2;
+    return boundary(error, io, {
+      command: 'create-gateline',
+      verbose,
+      signal: io.signal,
+      interrupted: 'every change was rolled back, the repository is as it was.',
+    });
   }
-  if (values.help || values.version) {
-    out(values.help ? USAGE : readVersion(packageRoot));
-    return 0;
+}
+
+type Flags = ReturnType<typeof parse>;
+
+/** What every step needs: the flags, the streams, and what this package ships. */
+interface Session {
+  flags: Flags;
+  io: CliIo;
+  /** Prompts only when the terminal allows it and --yes was not given. */
+  interactive: boolean;
+  prompt: PromptIo;
+  env: NodeJS.ProcessEnv;
+  packageRoot: string;
+  shipped: string[];
+  /** Each shipped adapter's runner CLI, for finding which are installed. */
+  commands: Record<string, RunnerFacts>;
+  out: (text: string) => void;
+}
+
+function parse(argv: string[]) {
+  let parsed: ReturnType<typeof parseFlags>;
+  try {
+    parsed = parseFlags(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
   }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`expected one directory, got ${positionals.join(' ')}`);
+  if (values.hook !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hook))
+    throw new UsageError(`--hook must be one of ${HOOK_STYLES.join(', ')}`);
+  return { ...values, dir: positionals[0], hook: values.hook as HookStyle | undefined };
+}
 
-  const interactive = io.interactive && !values.yes;
-  const prompt = { input: io.input, output: io.stdout };
-  const env = io.env ?? process.env;
-  const shipped = listAdapters(join(packageRoot, 'adapters'));
-  const commands = runnerCommands(join(packageRoot, 'adapters'));
+function parseFlags(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
 
-  // Look before asking: what the machine and the repository have.
-  const firstRoot = resolve(io.cwd, positionals[0] ?? '.');
-  const found = probe(await inspect(firstRoot, commands, values.prefix ?? DEFAULT_PREFIX, env));
+function start(flags: Flags, io: CliIo, packageRoot: string): Session {
+  return {
+    flags,
+    io,
+    interactive: io.interactive && !flags.yes,
+    prompt: { input: io.input, output: io.stdout },
+    env: io.env ?? process.env,
+    packageRoot,
+    shipped: listAdapters(join(packageRoot, 'adapters')),
+    commands: runnerCommands(join(packageRoot, 'adapters')),
+    out: (text) => io.stdout.write(`${text}\n`),
+  };
+}
+
+/** Looks before asking: what the machine and the repository have, shown to the user. */
+async function survey(session: Session): Promise<Probe> {
+  const { flags, interactive, prompt } = session;
+  const found = await look(session, flags.dir ?? '.', flags.prefix ?? DEFAULT_PREFIX);
   const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
   if (interactive) {
     intro(prompt);
     note(summary, 'What I found', prompt);
-  } else out(summary);
+  } else session.out(summary);
+  return found;
+}
+
+async function look(session: Session, dir: string, prefix: string): Promise<Probe> {
+  return probe(await inspect(resolve(session.io.cwd, dir), session.commands, prefix, session.env));
+}
+
+/** The directory, runners, prefix and hook: the flags, then prompts for the rest; undefined when cancelled. */
+async function choose(session: Session, found: Probe): Promise<Answers | undefined> {
+  const { flags, io, shipped } = session;
+  const prefix = flags.prefix ?? DEFAULT_PREFIX;
   const preselect = (root: string) => {
     // A broken lock preselects nothing; the install that follows reports it.
-    const prefix = values.prefix ?? DEFAULT_PREFIX;
     const locked = readLock(join(root, prefix, LOCK_FILE), LOCK_FILE, [])?.adapters.filter((a) => shipped.includes(a));
     if (locked?.length) return locked;
     return found.installed.length ? found.installed : shipped;
   };
-
-  let answers: Answers = {
-    dir: positionals[0] ?? '.',
-    adapters: values.adapter ?? [],
-    prefix: values.prefix ?? DEFAULT_PREFIX,
-    hook: (values.hook as HookStyle | undefined) ?? 'auto',
-  };
-  if (interactive) {
-    const given: Partial<Answers> = {
-      dir: positionals[0],
-      adapters: values.adapter,
-      prefix: values.prefix,
-      hook: values.hook as HookStyle | undefined,
-    };
+  if (session.interactive) {
+    const given: Partial<Answers> = { dir: flags.dir, adapters: flags.adapter, prefix: flags.prefix, hook: flags.hook };
     const choicesFor = (dir: string) => {
       const root = resolve(io.cwd, dir);
       return { adapters: shipped, selected: preselect(root), detectedHook: detectHookStyle(root) };
     };
-    const asked = await ask(given, choicesFor, prompt);
-    if (!asked) {
-      cancelled(prompt);
-      return 0;
-    }
-    answers = asked;
-  } else if (!values.adapter) {
-    answers.adapters = preselect(firstRoot);
+    return ask(given, choicesFor, session.prompt);
   }
+  const dir = flags.dir ?? '.';
+  return { dir, adapters: flags.adapter ?? preselect(resolve(io.cwd, dir)), prefix, hook: flags.hook ?? 'auto' };
+}
 
-  const root = resolve(io.cwd, answers.dir);
-  const fixable = root === firstRoot ? found : probe(await inspect(root, commands, answers.prefix, env));
-  const fixes = await agree(fixable.findings, {
-    interactive,
-    prompt,
-    flags: { 'git-init': values['git-init'], 'package-script': values['package-script'], gitignore: values.gitignore },
+/** The fixes to make first (git init, a package.json script, .gitignore lines); undefined when a needed one is refused. */
+async function consent(session: Session, answers: Answers, found: Probe): Promise<Set<Fix> | undefined> {
+  const { flags, io } = session;
+  // The survey looked at the directory of the flags; another one chosen at the prompt is looked at again.
+  const same = resolve(io.cwd, answers.dir) === resolve(io.cwd, flags.dir ?? '.');
+  const fixable = same ? found : await look(session, answers.dir, answers.prefix);
+  return agree(fixable.findings, {
+    interactive: session.interactive,
+    prompt: session.prompt,
+    flags: { 'git-init': flags['git-init'], 'package-script': flags['package-script'], gitignore: flags.gitignore },
   });
-  if (fixes === undefined) {
-    cancelled(prompt);
+}
+
+/** Makes the agreed fixes, plans, approves, applies and reports. A git init it made is undone when the install does not happen. */
+async function install(session: Session, answers: Answers, fixes: Set<Fix>): Promise<number> {
+  const root = resolve(session.io.cwd, answers.dir);
+  if (session.io.signal?.aborted) throw new Interrupted('nothing was written.');
+  if (fixes.has('git-init') && session.flags['dry-run']) {
+    session.out('--dry-run: would run git init first; nothing was written.');
     return 0;
   }
-  let madeGit = false;
+  const madeGit = fixes.has('git-init');
+  if (madeGit) await gitInit(root);
   try {
-    if (fixes.has('git-init')) {
-      if (values['dry-run']) {
-        out('--dry-run: would run git init first; nothing was written.');
-        return 0;
-      }
-      await gitInit(root);
-      madeGit = true;
-    }
-    const plan = await planInstall({
-      root,
-      adapters: answers.adapters.length ? answers.adapters : undefined,
-      prefix: answers.prefix,
-      hook: answers.hook,
-      from: values.from,
-      force: values.force ?? false,
-      degit: io.degit,
-      packageRoot,
-      packageScript: fixes.has('package-script'),
-      gitignore: fixes.has('gitignore'),
+    const plan = await planFor(session, answers, fixes, root);
+    if (!(await approve(session, answers, plan))) return 0;
+    const written = await applyInstall(plan, {
+      signal: session.io.signal,
+      onStep: session.interactive ? undefined : (s) => session.out(`- ${s}`),
     });
-    if (plan.needsConfirmation && !values.force) {
-      if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
-      if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt))) return stop(plan, prompt);
-    }
-    if (isNoop(plan)) {
-      cleanup(plan);
-      const done = `gateline ${plan.version} is already installed in ${answers.dir === '.' ? 'this repository' : answers.dir} and up to date: nothing to change.`;
-      if (interactive) outro(done, prompt);
-      else out(done);
-      return 0;
-    }
-    const summary = describe(plan);
-    if (values['dry-run']) {
-      cleanup(plan);
-      out(`${summary}\n\n--dry-run: nothing was written.`);
-      return 0;
-    }
-    if (interactive) {
-      note(summary, 'About to change', prompt);
-      if (!(await confirm('Write these files?', prompt))) return stop(plan, prompt);
-    }
-    const written = await applyInstall(plan, { signal: io.signal, onStep: interactive ? undefined : (s) => out(`- ${s}`) });
-    out(
-      `\n${plan.kind === 'upgrade' || plan.kind === 'downgrade' ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${answers.dir === '.' ? 'this repository' : answers.dir}. Files written:`,
-    );
-    for (const path of written) out(`  ${path}`);
-    for (const n of plan.notes) out(`Note: ${n}`);
-    out(
-      `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
-    );
-    if (interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, values.from, fixes)}`);
+    report(session, answers, fixes, plan, written);
     return 0;
   } catch (error) {
     if (madeGit) undoGitInit(root);
-    if (io.signal?.aborted) {
-      err('create-gateline: interrupted; every change was rolled back, the repository is as it was.');
-      return 130;
-    }
-    if (error instanceof InstallError) {
-      err(`${styleText('red', 'create-gateline:', { stream: io.stderr })} ${error.message}`);
-      return 1;
-    }
-    err(`create-gateline: internal error: ${(error as Error).message ?? String(error)}`);
-    err(
-      values.verbose
-        ? String((error as Error).stack)
-        : 'This is a bug in create-gateline: run again with --verbose for the stack trace, and report it.',
-    );
-    return 1;
+    throw error;
   }
 }
 
-/** The user said no: clean the staged core up, say that nothing was written, exit 0. */
-function stop(plan: InstallPlan, prompt: { output: Writable }): number {
-  cleanup(plan);
-  cancelled(prompt);
+function planFor(session: Session, answers: Answers, fixes: Set<Fix>, root: string): Promise<InstallPlan> {
+  const { flags } = session;
+  return planInstall({
+    root,
+    adapters: answers.adapters.length ? answers.adapters : undefined,
+    prefix: answers.prefix,
+    hook: answers.hook,
+    from: flags.from,
+    force: flags.force ?? false,
+    degit: session.io.degit,
+    packageRoot: session.packageRoot,
+    packageScript: fixes.has('package-script'),
+    gitignore: fixes.has('gitignore'),
+  });
+}
+
+/**
+ * Whether to write: false (the staged core cleaned up, the reason said) when the plan needs a
+ * --force it was not given and the user says no, when there is nothing to change, under
+ * --dry-run, or when the user declines the list of changes.
+ */
+async function approve(session: Session, answers: Answers, plan: InstallPlan): Promise<boolean> {
+  const { flags, interactive, prompt, out } = session;
+  if (plan.needsConfirmation && !flags.force) {
+    if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
+    if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt))) return stop(session, plan);
+  }
+  if (isNoop(plan)) {
+    cleanup(plan);
+    const done = `gateline ${plan.version} is already installed in ${where(answers)} and up to date: nothing to change.`;
+    if (interactive) outro(done, prompt);
+    else out(done);
+    return false;
+  }
+  const summary = describe(plan);
+  if (flags['dry-run']) {
+    cleanup(plan);
+    out(`${summary}\n\n--dry-run: nothing was written.`);
+    return false;
+  }
+  if (interactive) {
+    note(summary, 'About to change', prompt);
+    if (!(await confirm('Write these files?', prompt))) return stop(session, plan);
+  }
+  if (session.io.signal?.aborted) {
+    cleanup(plan);
+    throw new Interrupted('nothing was written.');
+  }
+  return true;
+}
+
+function report(session: Session, answers: Answers, fixes: Set<Fix>, plan: InstallPlan, written: string[]): void {
+  const { out } = session;
+  const moved = plan.kind === 'upgrade' || plan.kind === 'downgrade';
+  out(
+    `\n${moved ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${where(answers)}. Files written:`,
+  );
+  for (const path of written) out(`  ${path}`);
+  for (const n of plan.notes) out(`Note: ${n}`);
+  out(
+    `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
+  );
+  if (session.interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, session.flags.from, fixes)}`);
+}
+
+/** The user said no at a prompt: nothing was written, exit 0. */
+function cancel(session: Session): number {
+  cancelled(session.prompt);
   return 0;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+/** The user said no to the plan: clean the staged core up, say that nothing was written. */
+function stop(session: Session, plan: InstallPlan): false {
+  cleanup(plan);
+  cancelled(session.prompt);
+  return false;
+}
+
+function where(answers: Answers): string {
+  return answers.dir === '.' ? 'this repository' : answers.dir;
 }
 
 function describe(plan: InstallPlan): string {

@@ -1,47 +1,43 @@
 import { resolve } from 'node:path';
 import { parseArgs, styleText } from 'node:util';
+import { boundary } from '../shared/boundary.ts';
 import { locate } from '../shared/context.ts';
-import { FrameworkError, formatProblem } from '../shared/problem.ts';
+import { FrameworkError, Interrupted, UsageError } from '../shared/problem.ts';
 import { diagnose, gatherDoctor } from './doctor.ts';
 
-const USAGE = `Usage: gateline doctor [--json] [--root DIR] [--prefix P]
+const USAGE = `Usage: gateline doctor [--json] [--root DIR] [--prefix P] [--verbose]
 
 Checks a host: Node on PATH, the selected runners (present, and at least the version gateline's
 conformance suite proves), the pre-commit hook, the render-check workflow, what validate reports,
 and the runner-side steps each runner's manifest lists (Gemini CLI agent acknowledgement, Codex
 project trust).
-Exit 0 when healthy, 1 when not.`;
+Exit 0 when healthy, 1 when not, 2 a usage error, 130 interrupted.`;
 
 export interface DoctorIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** Aborted by Ctrl-C: doctor stops after the checks under way, exit 130. */
+  signal?: AbortSignal;
 }
 
 export async function runDoctor(argv: string[], io: DoctorIo): Promise<number> {
-  let values: { json?: boolean; root?: string; prefix?: string; help?: boolean };
+  const json = argv.includes('--json');
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { json: { type: 'boolean' }, root: { type: 'string' }, prefix: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }));
-  } catch (error) {
-    io.stderr.write(`gateline doctor: ${(error as Error).message}\n`);
-    return 2;
-  }
-  if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  try {
+    const values = parse(argv);
+    if (values.help) {
+      io.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
     const ctx = locate(resolve(io.cwd, values.root ?? '.'), values.prefix);
     if (ctx.mode !== 'host')
       throw new FrameworkError([
         { file: ctx.root, message: 'is a gateline checkout, not a host: doctor checks repositories that adopted gateline' },
       ]);
+    if (io.signal?.aborted) throw new Interrupted('doctor stopped before its checks');
     const findings = diagnose(await gatherDoctor(ctx, io.env ?? process.env));
+    if (io.signal?.aborted) throw new Interrupted('doctor stopped before its report');
     const ok = findings.every((f) => f.ok);
     if (values.json) {
       io.stdout.write(`${JSON.stringify({ ok, root: ctx.root, findings })}\n`);
@@ -56,8 +52,24 @@ export async function runDoctor(argv: string[], io: DoctorIo): Promise<number> {
     }
     return ok ? 0 : 1;
   } catch (error) {
-    if (error instanceof FrameworkError) io.stderr.write(`${error.problems.map(formatProblem).join('\n')}\n`);
-    else io.stderr.write(`gateline doctor: could not finish (${(error as Error).message}); fix that, then run it again\n`);
-    return 1;
+    return boundary(error, io, { command: 'gateline doctor', json, verbose: argv.includes('--verbose'), signal: io.signal });
+  }
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        json: { type: 'boolean' },
+        root: { type: 'string' },
+        prefix: { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
   }
 }

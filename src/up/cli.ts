@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../shared/problem.ts';
+import { boundary, type Failure } from '../shared/boundary.ts';
+import { Interrupted, UsageError } from '../shared/problem.ts';
 import { paint } from '../shared/report.ts';
 import { PIPELINE } from './dispatch.ts';
-import { describeFailure } from './failure.ts';
 import { type Lanes, prepareLanes } from './lanes.ts';
 import { runPipeline } from './pipeline.ts';
 import { openRecord, type RunRecord } from './record.ts';
@@ -77,17 +77,17 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
   const log = (text: string) => io.stderr.write(`${text}\n`);
   // Known before the flags parse, so a usage error is JSON too when --json was asked for.
   let json = wantsJson(argv);
-  let verbose = false;
+  let verbose = argv.includes('--verbose');
   let record: RunRecord | undefined;
   let lanes: Lanes | undefined;
   const steps: StepResult[] = [];
-  /** Writes the run's summary to the record and prints it (or, without --json, the cost table). */
+  /** Writes the run's summary to the record and, without --json, prints the cost table. Returns the summary: what --json prints. */
   const finish = (outcome: Ending) => {
-    if (!record) return;
+    if (!record) return undefined;
     const summary = runSummary(record, steps, outcome);
     record.write('summary.json', summary);
-    if (json) out(JSON.stringify(summary));
-    else if (steps.length) out(`\n${costTable(summary.roles)}`);
+    if (!json && steps.length) out(`\n${costTable(summary.roles)}`);
+    return summary;
   };
   try {
     const args = parse(argv);
@@ -110,7 +110,7 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
       return 0;
     }
     assertFresh(ws);
-    if (io.signal?.aborted) throw new StepError('interrupted', 'interrupted before the first runner started');
+    if (io.signal?.aborted) throw new Interrupted('no runner had started');
 
     record = openRecord(ws.ctx.root, ws.prefix);
     lanes = prepareLanes(ws, record, args['accept-unnarrowed'] ?? []);
@@ -134,21 +134,37 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
       log,
       steps,
     });
-    finish(outcome);
+    const summary = finish(outcome);
+    if (json) out(JSON.stringify(summary));
     const verdict = `${outcome.verdict ? `VERDICT: ${outcome.verdict}` : 'no verdict'}: ${outcome.reason}`;
     if (!json) out(outcome.code === 0 ? verdict : paint('red', verdict, io.stdout));
     return outcome.code;
   } catch (error) {
-    const failure = describeFailure(error, io.stderr, verbose);
-    // With --json, stdout holds exactly one object: the run's summary once a record exists, else the problems alone.
-    if (!json) log(failure.prose);
-    if (record && failure.code !== 2)
-      finish({ code: failure.code, reason: (error as Error).message, status: failure.status, problems: failure.problems });
-    else if (json) out(JSON.stringify({ ok: false, problems: failure.problems }));
-    return failure.code;
+    return boundary(error, io, {
+      command: 'gateline up',
+      json,
+      verbose,
+      signal: io.signal,
+      interrupted: record ? `the runners were stopped; the run record is in ${record.display}/` : 'no runner had started',
+      // Once a record exists it keeps how the run ended, and with --json the run's summary is the one object printed.
+      finish: (failure) =>
+        failure.code === 2
+          ? undefined
+          : finish({ code: failure.code, reason: messageOf(error), status: status(error, failure), problems: failure.problems }),
+    });
   } finally {
     lanes?.cleanup();
   }
+}
+
+/** The run record's status for a failure: a failed step says how it failed. */
+function status(error: unknown, failure: Failure): string {
+  if (failure.kind === 'interrupted') return 'interrupted';
+  return error instanceof StepError ? error.kind : 'error';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** True when --json is among the flags (before a `--`, after which everything is the task). */

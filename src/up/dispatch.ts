@@ -56,8 +56,11 @@ export interface Dispatch {
   advisories: string[];
 }
 
-/** A reviewer or verifier bound to the implementer's vendor while another adapter is configured: exit 1. */
-export class VendorPinError extends Error {
+/**
+ * A reviewer or verifier bound to the implementer's vendor while another adapter is configured:
+ * a problem at the broken pin (exit 1), kept as a class for the two bindings it names.
+ */
+export class VendorPinError extends FrameworkError {
   override name = 'VendorPinError';
   readonly binding: Binding;
   readonly avoided: Binding;
@@ -73,6 +76,7 @@ export class VendorPinError extends Error {
     const bound = own(forced, binding.role) ?? own(forced, avoided.role);
     const forcedRole = own(forced, binding.role) ? binding.role : avoided.role;
     super(
+      [],
       [
         `P5 pin violated: the ${binding.role} must not share a model vendor with the ${avoided.role} (registry pin 'avoid_vendor_of: ${avoided.role}'), ` +
           `but no binding the configured adapters allow keeps them apart:`,
@@ -85,6 +89,7 @@ export class VendorPinError extends Error {
     this.binding = binding;
     this.avoided = avoided;
     this.problem = { file: pin.file ?? '--adapter', ...(pin.line ? { line: pin.line } : {}), message: this.message };
+    this.problems.push(this.problem);
   }
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { FrameworkError } from '../shared/problem.ts';
 
 // gateline never lets a runner skip its permission checks: a role's capabilities are its ceiling,
 // and every one of these flags would lift it (auto-approving edits and commands the rendered
@@ -36,12 +37,13 @@ const BYPASS_VALUES: Record<string, RegExp> = {
   '-c': CODEX_CONFIG,
 };
 
-export class PermissionBypassError extends Error {
+/** A FrameworkError at the flag's manifest; kept as a class because a step catches it to record the runner as refused. */
+export class PermissionBypassError extends FrameworkError {
   override name = 'PermissionBypassError';
   /** The file holding the flag (the manifest), for --json; unset when only the final argv had it. */
   readonly at?: { file: string; line?: number };
   constructor(message: string, at?: { file: string; line?: number }) {
-    super(message);
+    super([{ ...(at ?? { file: 'gateline up' }), message }], message);
     this.at = at;
   }
 }

@@ -21,7 +21,7 @@ export interface Parsed {
   error?: string;
 }
 
-/** Output that does not have the runner's shape. */
+/** Output that does not have the runner's shape. A step catches it by type to record the run as unparseable. */
 export class OutputError extends Error {
   override name = 'OutputError';
 }

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { FrameworkError } from '../shared/problem.ts';
 import type { Adapter } from './adapter.ts';
 import { invocation } from './argv.ts';
 import type { Binding } from './dispatch.ts';
@@ -45,13 +46,14 @@ export interface StepResult {
 
 export type FailureKind = 'missing' | 'crashed' | 'timed out' | 'unparseable' | 'runner error' | 'refused' | 'interrupted';
 
-export class StepError extends Error {
+/** A FrameworkError at the step's error.txt; kept as a class because its kind is the run record's status. */
+export class StepError extends FrameworkError {
   override name = 'StepError';
   readonly kind: FailureKind;
   /** The step's error.txt in the run record, when the step got that far. */
   readonly file?: string;
   constructor(kind: FailureKind, message: string, file?: string) {
-    super(message);
+    super([{ file: file ?? 'gateline up', message }], message);
     this.kind = kind;
     this.file = file;
   }
