@@ -167,7 +167,7 @@ describe('create-gateline prompts', () => {
     expect(readdirSync(dir)).toEqual(['notes.txt']);
   });
 
-  it('writes nothing when cancelled with Ctrl-C at the first question', async () => {
+  it('writes nothing when the Ctrl-C key (0x03 on the raw-mode input) is typed at the first question', async () => {
     const dir = gitRepo();
     const before = listing(dir);
     const t = terminal(dir);

@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
-import { git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
+import { CLEAN_ENV, git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
 
 const node = process.execPath;
 const core = (dir: string, ...args: string[]) =>
@@ -286,7 +287,42 @@ describe('failures and Ctrl-C while writing leave the repository exactly as it w
     expect(existsSync(join(dir, '.gateline'))).toBe(false);
   });
 
-  it('an abort (Ctrl-C) while the first render runs rolls back files and folders, and exits 130', async () => {
+  it('a real Ctrl-C (SIGINT to the process group) while the first render runs rolls back files and folders, and exits 130', async () => {
+    const dir = gitRepo({ 'README.md': 'hi\n' });
+    const before = snapshot(dir);
+    // Its own process group, as a terminal's foreground job: Ctrl-C reaches the installer and the
+    // render child it started alike.
+    const child = spawn(node, [join(REPO, 'src/bin/create-gateline.ts'), '--yes'], {
+      cwd: dir,
+      env: CLEAN_ENV,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const group = child.pid as number;
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-group, 'SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+      if (!sent && stdout.includes('rendering the agent files')) {
+        sent = true;
+        process.kill(-group, 'SIGINT');
+      }
+    });
+    const [code] = (await once(child, 'exit')) as [number | null, string | null];
+    expect(sent, stdout).toBe(true);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted; every change was rolled back/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('an aborted signal (what the bin does on Ctrl-C), given to run() while the first render runs, rolls back files and folders, and exits 130', async () => {
     const dir = gitRepo({ 'README.md': 'hi\n' });
     const before = snapshot(dir);
     const controller = new AbortController();
@@ -472,11 +508,11 @@ describe('pre-commit hooks', () => {
     expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
   });
 
-  it('the hook says clearly when Node is older than 24', async () => {
-    const old = ['/usr/bin/node', '/usr/local/bin/node'].find(
-      (n) => existsSync(n) && Number(spawnSync(n, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24,
-    );
-    if (!old) return; // no older Node on this machine to try it with
+  it('the hook says clearly when Node is older than 24', async (ctx) => {
+    const old =
+      ['/usr/bin/node', '/usr/local/bin/node'].find(
+        (n) => existsSync(n) && Number(spawnSync(n, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24,
+      ) ?? ctx.skip('no Node older than 24 at /usr/bin/node or /usr/local/bin/node to try it with');
     const dir = gitRepo();
     await install(dir, ['--yes']);
     const run = spawnSync(old, ['.gateline/core/src/hook.mjs', 'validate'], { cwd: dir, encoding: 'utf8' });

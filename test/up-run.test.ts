@@ -704,7 +704,7 @@ describe('gateline up failures', () => {
     }
   });
 
-  it('Ctrl-C stops the running runner and exits 130, keeping the record', async () => {
+  it('an aborted signal (what the bin does on Ctrl-C) stops the running runner and exits 130, keeping the record', async () => {
     const dir = repo();
     const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'hang' }] });
     const controller = new AbortController();
@@ -831,7 +831,7 @@ describe('gateline up --json failures: one JSON object on stdout, the same exit 
     expect(f.entries()).toEqual([]);
   });
 
-  it('a failed runner: the run summary with ok:false and the problem at its error.txt; Ctrl-C keeps exit 130', async () => {
+  it('a failed runner: the run summary with ok:false and the problem at its error.txt; an aborted signal keeps exit 130', async () => {
     const dir = repo();
     const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'crash' }] });
     const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
