@@ -41,7 +41,7 @@ describe('finding the host', () => {
     const dir = host(STUBS, { adapters: ['opencode'] });
     expect(gateline(['render'], dir).code).toBe(0);
     expect(read(dir, '.opencode/agents/reviewer.md')).toContain('"*": deny');
-    expect(() => read(dir, '.claude/agents/reviewer.md')).toThrow();
+    expect(() => read(dir, '.claude/agents/reviewer.md')).toThrow(/ENOENT/);
   });
 
   it('removes the files of an adapter the lock no longer selects', () => {
