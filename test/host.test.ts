@@ -24,6 +24,7 @@ describe('finding the host', () => {
     const inner = join(outer, 'vendor/other');
     mkdirSync(join(inner, '.git'), { recursive: true });
     expect(() => locate(inner)).toThrow(FrameworkError);
+    expect(() => locate(inner)).toThrow(/vendor\/other: no \.gateline\/framework-lock\.json here or above \(up to the git root\)/);
   });
 
   it('honours --root and --prefix', () => {

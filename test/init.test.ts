@@ -101,8 +101,11 @@ describe('create-gateline --yes in a fresh repository', () => {
     expect(run.stderr).toMatch(/is not a git repository: run git init there first/);
     expect(snapshot(plain)).toEqual({});
     const repo = gitRepo({ 'pkg/readme.md': 'x\n' });
+    const before = snapshot(repo);
     const inner = await install(join(repo, 'pkg'), ['--yes']);
+    expect(inner.code).toBe(1);
     expect(inner.stderr).toMatch(/installs at the root of a git repository/);
+    expect(snapshot(repo)).toEqual(before);
   });
 
   it('usage errors exit 2', async () => {
@@ -408,7 +411,10 @@ describe('upgrades', () => {
     expect(down.stderr).toMatch(/this downgrades gateline from 2\.0\.0 to 0\.1\.0\. Re-run with --force/);
     expect(snapshot(dir)).toEqual(before);
     expect((await install(dir, ['--yes', '--force'])).code).toBe(0);
+    const afterDowngrade = snapshot(dir);
     const major = await install(dir, ['--yes'], { packageRoot: packageAt('1.0.0') });
+    expect(major.code).toBe(1);
+    expect(snapshot(dir)).toEqual(afterDowngrade);
     expect(major.stderr).toMatch(/major upgrade, 0\.1\.0 -> 1\.0\.0/);
     expect((await install(dir, ['--yes', '--force'], { packageRoot: packageAt('1.0.0') })).code).toBe(0);
     expect(lockOf(dir).version).toBe('1.0.0');

@@ -54,7 +54,7 @@ describe('dispatch with one adapter: the pin is advisory', () => {
     ]);
   });
 
-  it('returns one P5 advisory per pinned role, naming both sides', () => {
+  it('returns one advisory per pinned role whose vendor pin one adapter cannot keep, naming both sides', () => {
     const { advisories } = dispatch(input(['claude-code']));
     expect(advisories).toHaveLength(2);
     expect(advisories[0]).toMatch(

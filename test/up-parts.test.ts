@@ -264,7 +264,7 @@ describe('runner output', () => {
     expect(parseOutput('codex', out)).toEqual({ text: 'did it', session: 't-1', tokens: { input: 300, output: 40 }, error: undefined });
   });
 
-  it('refuses empty output and reads other runners as text', () => {
+  it('refuses empty or non-JSON output from a JSON runner, and reads a plain-text runner as text', () => {
     expect(() => parseOutput('claude', '  \n')).toThrow(/printed nothing/);
     expect(() => parseOutput('gemini', 'Error: not trusted')).toThrow(/not one JSON object/);
     expect(parseOutput('text', 'hello\n')).toEqual({ text: 'hello' });
