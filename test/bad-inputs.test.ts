@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkout, gateline, host, read, snapshot } from './helpers.ts';
 
-// Each bad input: the exit code of SPEC section 10, a message naming the file (and line where
-// there is one), no stack trace, and the tree exactly as it was.
+// Each bad input: its exit code (1 for a problem with the inputs, 2 for a usage error), a message
+// naming the file (and line where there is one), no stack trace, and the tree exactly as it was.
 
 const ROLE = '---\ndispatch: Test role.\ncapabilities: [read]\ncapability_profile: deep\n---\nBody.\n';
 const MANIFEST = {

@@ -1,8 +1,27 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkout, gateline, host, read } from './helpers.ts';
 
-// Every rendered output is pinned byte for byte. After an intended change, review the diff of
-// `npx vitest run -u` (it rewrites test/golden/) like any other code change.
+// Every rendered output is pinned byte for byte in test/golden/. A missing golden file fails the
+// run: it is never written on the fly, so a typo in a name or a deleted file cannot pass. After an
+// intended change, regenerate them explicitly with `UPDATE_GOLDEN=1 npx vitest run test/golden.test.ts`
+// and review the diff of test/golden/ like any other code change.
+
+const GOLDEN = join(import.meta.dirname, 'golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+/** Compares `actual` with test/golden/<name>; writes it there instead only under UPDATE_GOLDEN=1. */
+function matchesGolden(actual: string, name: string): void {
+  const path = join(GOLDEN, name);
+  if (UPDATE) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  expect(existsSync(path), `test/golden/${name} is missing; create it with UPDATE_GOLDEN=1 and review it`).toBe(true);
+  expect(actual).toBe(readFileSync(path, 'utf8'));
+}
 
 const ADAPTERS = {
   'claude-code': '.claude/agents',
@@ -19,13 +38,13 @@ describe('golden files: every shipped adapter x role', () => {
   it('renders', () => expect(run.code, run.stderr).toBe(0));
   for (const [adapter, out] of Object.entries(ADAPTERS)) {
     for (const role of ROLES) {
-      it(`${adapter} ${role}`, async () => {
-        await expect(read(dir, `${out}/${role}${SUFFIX[adapter] ?? '.md'}`)).toMatchFileSnapshot(`golden/${adapter}/${role}.md`);
+      it(`${adapter} ${role}`, () => {
+        matchesGolden(read(dir, `${out}/${role}${SUFFIX[adapter] ?? '.md'}`), `${adapter}/${role}.md`);
       });
     }
   }
-  it('codex implementer', async () => {
-    await expect(read(dir, '.codex/agents/implementer.toml')).toMatchFileSnapshot('golden/codex/implementer.toml');
+  it('codex implementer', () => {
+    matchesGolden(read(dir, '.codex/agents/implementer.toml'), 'codex/implementer.toml');
   });
 });
 
@@ -35,11 +54,11 @@ describe('golden files: overlays', () => {
     const dir = host({ '.gateline/overlays/_all.md': stub, '.gateline/overlays/reviewer.md': `${stub}\n<!--\nmulti-line\n-->\n` });
     expect(gateline(['render'], dir).code).toBe(0);
     for (const [adapter, out] of Object.entries(ADAPTERS)) {
-      expect(read(dir, `${out}/reviewer${SUFFIX[adapter] ?? '.md'}`)).toBe(read(import.meta.dirname, `golden/${adapter}/reviewer.md`));
+      expect(read(dir, `${out}/reviewer${SUFFIX[adapter] ?? '.md'}`)).toBe(read(GOLDEN, `${adapter}/reviewer.md`));
     }
   });
 
-  it('overlays with content are spliced after the body: _all first, then the role', async () => {
+  it('overlays with content are spliced after the body: _all first, then the role', () => {
     const dir = host({
       '.gateline/overlays/_all.md': '<!-- stub comment -->\nAlways run `make check` before reporting.\r\n',
       '.gateline/overlays/reviewer.md': '\uFEFFReview against docs/STYLE.md as well.\n\n',
@@ -47,8 +66,16 @@ describe('golden files: overlays', () => {
     });
     const run = gateline(['render'], dir);
     expect(run.code, run.stderr).toBe(0);
-    await expect(read(dir, '.claude/agents/reviewer.md')).toMatchFileSnapshot('golden/overlays/claude-code-reviewer.md');
-    await expect(read(dir, '.opencode/agents/planner.md')).toMatchFileSnapshot('golden/overlays/opencode-planner.md');
-    await expect(read(dir, '.codex/agents/implementer.toml')).toMatchFileSnapshot('golden/overlays/codex-implementer.toml');
+    matchesGolden(read(dir, '.claude/agents/reviewer.md'), 'overlays/claude-code-reviewer.md');
+    matchesGolden(read(dir, '.opencode/agents/planner.md'), 'overlays/opencode-planner.md');
+    matchesGolden(read(dir, '.codex/agents/implementer.toml'), 'overlays/codex-implementer.toml');
+  });
+});
+
+describe('golden files are never written by accident', () => {
+  it.skipIf(UPDATE)('a missing golden file fails instead of being created', () => {
+    const name = 'overlays/no-such-golden.md';
+    expect(() => matchesGolden('anything\n', name)).toThrow(/test\/golden\/overlays\/no-such-golden\.md is missing/);
+    expect(existsSync(join(GOLDEN, name))).toBe(false);
   });
 });

@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { type CliIo, run } from '../src/init/cli.ts';
-import { gitRepo, install, testdir } from './helpers.ts';
+import { CLEAN_ENV, gitRepo, install, REPO, snapshot, testdir } from './helpers.ts';
 
 // Drives create-gateline's interactive flow in-process: keys go into clack's input stream,
 // the screen is read back from its output stream.
@@ -167,7 +169,7 @@ describe('create-gateline prompts', () => {
     expect(readdirSync(dir)).toEqual(['notes.txt']);
   });
 
-  it('writes nothing when cancelled with Ctrl-C at the first question', async () => {
+  it('writes nothing when the Ctrl-C key (0x03 on the raw-mode input) is typed at the first question', async () => {
     const dir = gitRepo();
     const before = listing(dir);
     const t = terminal(dir);
@@ -179,6 +181,39 @@ describe('create-gateline prompts', () => {
     expect(before).toEqual([]);
     expect(listing(dir)).toEqual(before);
     expect(readdirSync(dir)).toEqual(['.git']);
+  });
+
+  // A real terminal: the installer's bin under a pseudo-terminal that script(1) opens, the key
+  // typed into it as a person types it.
+  const script = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+  it('writes nothing when Ctrl-C is pressed at the first question in a real terminal', async (ctx) => {
+    const pty = script ?? ctx.skip('no script(1) here to open a pseudo-terminal with');
+    const dir = gitRepo();
+    const before = snapshot(dir);
+    const env: Record<string, string | undefined> = { ...CLEAN_ENV, TERM: 'xterm' };
+    delete env.CI; // the installer asks nothing in CI
+    const command = `stty cols 80 rows 24; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(REPO, 'src/bin/create-gateline.ts'))}`;
+    const child = spawn(pty, ['-qefc', command, '/dev/null'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let screen = '';
+    let pressed = false;
+    const collect = (chunk: Buffer) => {
+      screen += stripVTControlCharacters(String(chunk));
+      if (!pressed && screen.includes(PROMPTS.dir)) {
+        pressed = true;
+        setTimeout(() => child.stdin.write(CTRL_C), 100);
+      }
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(pressed, screen).toBe(true);
+    expect(code, screen).toBe(0);
+    expect(screen).toContain('Cancelled: nothing was written.');
+    expect(screen).not.toContain(PROMPTS.adapters);
+    expect(snapshot(dir)).toEqual(before);
   });
 
   it('writes nothing when the final confirm is answered no', async () => {

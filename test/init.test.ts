@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
@@ -100,8 +101,11 @@ describe('create-gateline --yes in a fresh repository', () => {
     expect(run.stderr).toMatch(/is not a git repository: run git init there first/);
     expect(snapshot(plain)).toEqual({});
     const repo = gitRepo({ 'pkg/readme.md': 'x\n' });
+    const before = snapshot(repo);
     const inner = await install(join(repo, 'pkg'), ['--yes']);
+    expect(inner.code).toBe(1);
     expect(inner.stderr).toMatch(/installs at the root of a git repository/);
+    expect(snapshot(repo)).toEqual(before);
   });
 
   it('usage errors exit 2', async () => {
@@ -286,7 +290,42 @@ describe('failures and Ctrl-C while writing leave the repository exactly as it w
     expect(existsSync(join(dir, '.gateline'))).toBe(false);
   });
 
-  it('an abort (Ctrl-C) while the first render runs rolls back files and folders, and exits 130', async () => {
+  it('a real Ctrl-C (SIGINT to the process group) while the first render runs rolls back files and folders, and exits 130', async () => {
+    const dir = gitRepo({ 'README.md': 'hi\n' });
+    const before = snapshot(dir);
+    // Its own process group, as a terminal's foreground job: Ctrl-C reaches the installer and the
+    // render child it started alike.
+    const child = spawn(node, [join(REPO, 'src/bin/create-gateline.ts'), '--yes'], {
+      cwd: dir,
+      env: CLEAN_ENV,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const group = child.pid as number;
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-group, 'SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stderr.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    child.stdout.on('data', (chunk) => {
+      stdout += String(chunk);
+      if (!sent && stdout.includes('rendering the agent files')) {
+        sent = true;
+        process.kill(-group, 'SIGINT');
+      }
+    });
+    const [code] = (await once(child, 'exit')) as [number | null, string | null];
+    expect(sent, stdout).toBe(true);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted; every change was rolled back/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('an aborted signal (what the bin does on Ctrl-C), given to run() while the first render runs, rolls back files and folders, and exits 130', async () => {
     const dir = gitRepo({ 'README.md': 'hi\n' });
     const before = snapshot(dir);
     // The real create-gateline bin in a child process, sent a real SIGINT a few milliseconds after
@@ -368,7 +407,10 @@ describe('upgrades', () => {
     expect(down.stderr).toMatch(/this downgrades gateline from 2\.0\.0 to 0\.1\.0\. Re-run with --force/);
     expect(snapshot(dir)).toEqual(before);
     expect((await install(dir, ['--yes', '--force'])).code).toBe(0);
+    const afterDowngrade = snapshot(dir);
     const major = await install(dir, ['--yes'], { packageRoot: packageAt('1.0.0') });
+    expect(major.code).toBe(1);
+    expect(snapshot(dir)).toEqual(afterDowngrade);
     expect(major.stderr).toMatch(/major upgrade, 0\.1\.0 -> 1\.0\.0/);
     expect((await install(dir, ['--yes', '--force'], { packageRoot: packageAt('1.0.0') })).code).toBe(0);
     expect(lockOf(dir).version).toBe('1.0.0');
@@ -468,11 +510,11 @@ describe('pre-commit hooks', () => {
     expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
   });
 
-  it('the hook says clearly when Node is older than 24', async () => {
-    const old = ['/usr/bin/node', '/usr/local/bin/node'].find(
-      (n) => existsSync(n) && Number(spawnSync(n, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24,
-    );
-    if (!old) return; // no older Node on this machine to try it with
+  it('the hook says clearly when Node is older than 24', async (ctx) => {
+    const old =
+      ['/usr/bin/node', '/usr/local/bin/node'].find(
+        (n) => existsSync(n) && Number(spawnSync(n, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24,
+      ) ?? ctx.skip('no Node older than 24 at /usr/bin/node or /usr/local/bin/node to try it with');
     const dir = gitRepo();
     await install(dir, ['--yes']);
     const run = spawnSync(old, ['.gateline/core/src/hook.mjs', 'validate'], { cwd: dir, encoding: 'utf8' });

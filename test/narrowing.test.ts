@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -44,29 +44,89 @@ function grantedTools(text: string): string[] {
   throw new Error(`no tool list in:\n${fm}`);
 }
 
-describe('shipped adapters grant each role only what its capabilities map to', () => {
+// The expectations below are written from the contract, not computed by the renderer's code:
+// the capability vocabulary, and "a role's tools are only those mapped from its own
+// capabilities; a tool mapped from a capability the role has AND from one it lacks is refused".
+const VOCABULARY = ['read', 'search', 'edit', 'write', 'shell', 'web', 'delegate'];
+
+interface Expected {
+  /** The tools mapped from the role's capabilities, in the order the role lists them, each once. */
+  tools: string[];
+  /** Each such tool that a capability the role lacks maps to as well, with those capabilities. */
+  leaks: { tool: string; lacking: string[] }[];
+}
+
+function expectedGrant(caps: string[], toolMap: Record<string, string[]>): Expected {
+  const tools = [...new Set(caps.flatMap((c) => toolMap[c] ?? []))];
+  const leaks = tools
+    .map((tool) => ({ tool, lacking: VOCABULARY.filter((c) => !caps.includes(c) && (toolMap[c] ?? []).includes(tool)) }))
+    .filter((leak) => leak.lacking.length > 0);
+  return { tools, leaks };
+}
+
+/** The capabilities a role spec lists, read straight from its frontmatter. */
+function capabilitiesOf(roleText: string): string[] {
+  const list = /^capabilities: \[(.*)\]$/m.exec(roleText)?.[1] ?? '';
+  return list === '' ? [] : list.split(', ');
+}
+
+describe('the capability vocabulary', () => {
+  it('is the one the contract lists', () => expect([...CAPABILITIES]).toEqual(VOCABULARY));
+});
+
+describe('shipped adapters grant each role exactly what its capabilities map to', () => {
   const dir = checkout();
   const plan = planRender(locate(dir));
-  it('plans without problems', () => expect(plan.problems).toEqual([]));
-  for (const file of plan.files) {
-    it(`${file.path}`, () => {
-      const m = plan.manifests.find((x) => x.adapter === file.adapter);
-      const caps = (/^capabilities: \[(.*)\]$/m.exec(read(dir, `roles/${file.role}.md`))?.[1] ?? '').split(', ');
-      const allowed = caps.flatMap((c) => m?.toolMap[c] ?? []);
-      if (file.path.endsWith('.toml')) {
-        // Codex: capabilities narrow onto the sandbox and web search; the floor covers the rest.
-        const writes = caps.includes('edit') || caps.includes('write');
-        expect(file.content).toContain(`sandbox_mode = "${writes ? 'workspace-write' : 'read-only'}"`);
-        expect(file.content).toContain(`web_search = "${caps.includes('web') ? 'live' : 'disabled'}"`);
-        for (const cap of Object.keys(m?.floor ?? {})) expect(caps).toContain(cap);
-        return;
-      }
-      const granted = grantedTools(file.content);
+  interface Shipped {
+    output_dir: string;
+    filename: string;
+    tools_style: string;
+    roles: string[];
+    tool_map: Record<string, string[]>;
+    floor?: Record<string, string>;
+  }
+  const cases = readdirSync(join(dir, 'adapters'))
+    .filter((name) => existsSync(join(dir, 'adapters', name, 'manifest.json')))
+    .flatMap((adapter) => {
+      const m = JSON.parse(read(dir, `adapters/${adapter}/manifest.json`)) as Shipped;
+      return m.roles.map((role) => ({
+        adapter,
+        role,
+        m,
+        caps: capabilitiesOf(read(dir, `roles/${role}.md`)),
+        path: `${m.output_dir}/${m.filename.replace('{role}', role)}`,
+      }));
+    });
+  const content = (path: string) => plan.files.find((f) => f.path === path)?.content;
+
+  it('covers every adapter and role, and plans without problems (no shipped role shares a tool with a lacking capability)', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(17);
+    for (const c of cases) expect(expectedGrant(c.caps, c.m.tool_map).leaks, c.path).toEqual([]);
+    expect(plan.problems).toEqual([]);
+    expect(plan.files.map((f) => f.path).sort()).toEqual(cases.map((c) => c.path).sort());
+  });
+
+  for (const c of cases.filter((x) => x.m.tools_style !== 'codex-sandbox')) {
+    it(c.path, () => {
+      const text = content(c.path);
+      expect(text, `${c.path} was not planned`).toBeDefined();
+      const granted = grantedTools(text as string);
+      expect(granted).toEqual(expectedGrant(c.caps, c.m.tool_map).tools);
       expect(granted.length).toBeGreaterThan(0);
-      for (const tool of granted) expect(allowed).toContain(tool);
-      if (file.role === 'reviewer' || file.role === 'verifier') {
-        for (const tool of [...(m?.toolMap.edit ?? []), ...(m?.toolMap.write ?? [])]) expect(granted).not.toContain(tool);
+      if (c.role === 'reviewer' || c.role === 'verifier') {
+        for (const tool of [...(c.m.tool_map.edit ?? []), ...(c.m.tool_map.write ?? [])]) expect(granted).not.toContain(tool);
       }
+    });
+  }
+
+  for (const c of cases.filter((x) => x.m.tools_style === 'codex-sandbox')) {
+    it(`${c.path} (capabilities narrow onto the sandbox and web search; the floor covers the rest)`, () => {
+      const text = content(c.path);
+      expect(text, `${c.path} was not planned`).toBeDefined();
+      const writes = c.caps.includes('edit') || c.caps.includes('write');
+      expect(text).toContain(`sandbox_mode = "${writes ? 'workspace-write' : 'read-only'}"`);
+      expect(text).toContain(`web_search = "${c.caps.includes('web') ? 'live' : 'disabled'}"`);
+      for (const cap of Object.keys(c.m.floor ?? {})) expect(c.caps).toContain(cap);
     });
   }
 });
@@ -74,33 +134,44 @@ describe('shipped adapters grant each role only what its capabilities map to', (
 describe('random roles and tool maps never widen', () => {
   it('holds for 300 generated cases', () => {
     let seed = 7;
+    // The high bits of the generator: its low bits repeat with a short period (56 distinct cases).
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
+      return Math.floor(seed / 2 ** 16) % n;
     };
     const pool = ['a', 'b', 'c', 'd', 'e', 'f'];
+    let refused = 0;
     for (let i = 0; i < 300; i++) {
-      const caps = CAPABILITIES.filter(() => rand(2) === 0);
-      const toolMap = Object.fromEntries(CAPABILITIES.map((c) => [c, pool.filter(() => rand(4) === 0)]));
+      // Capabilities in vocabulary order, so "the role's order" and the vocabulary's agree.
+      const caps = VOCABULARY.filter(() => rand(2) === 0);
+      // Sparse enough that about half the cases render and half are refused.
+      const toolMap = Object.fromEntries(VOCABULARY.map((c) => [c, pool.filter(() => rand(8) === 0)]));
       const style = (['csv', 'yaml-list', 'permission-map'] as const)[rand(3)];
       const dir = checkout(
         { 'roles/r.md': ROLE(caps), 'adapters/test/manifest.json': manifest({ tool_map: toolMap, tools_style: style }) },
         { shipped: false },
       );
+      const expected = expectedGrant(caps, toolMap);
       const plan = planRender(locate(dir));
-      const lacking = CAPABILITIES.filter((c) => !caps.includes(c));
-      const forbidden = new Set(lacking.flatMap((c) => toolMap[c] ?? []));
-      const allowed = new Set(caps.flatMap((c) => toolMap[c] ?? []));
-      if (plan.problems.length) {
-        // Refused: only ever because a granted tool is shared with a lacking capability.
-        expect(plan.problems.every((p) => p.message.includes('would leak'))).toBe(true);
-        expect([...allowed].some((t) => forbidden.has(t))).toBe(true);
+      const where = `case ${i}: capabilities [${caps.join(', ')}], tool_map ${JSON.stringify(toolMap)}`;
+      if (expected.leaks.length > 0) {
+        refused++;
+        // Refused, naming for each leaking tool the capabilities it would leak; nothing planned.
+        expect(plan.files, where).toEqual([]);
+        expect(plan.problems, where).toHaveLength(expected.leaks.length);
+        for (const leak of expected.leaks) {
+          const problem = plan.problems.find((p) => p.message.includes(`: tool '${leak.tool}' `));
+          expect(problem?.message, where).toMatch(/^role 'r' would leak capability /);
+          for (const cap of leak.lacking) expect(problem?.message, where).toContain(`'${cap}'`);
+        }
       } else {
-        const granted = grantedTools(plan.files[0]?.content ?? '');
-        expect(new Set(granted)).toEqual(allowed);
-        for (const tool of granted) expect(forbidden.has(tool)).toBe(false);
+        expect(plan.problems, where).toEqual([]);
+        expect(grantedTools(plan.files[0]?.content ?? ''), where).toEqual(expected.tools);
       }
     }
+    // The generator reaches both outcomes often, so neither branch is vacuous.
+    expect(refused).toBeGreaterThan(100);
+    expect(refused).toBeLessThan(200);
   });
 });
 

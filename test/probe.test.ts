@@ -254,7 +254,7 @@ describe('gateline doctor', () => {
     expect((await failing(dir, env))[0]?.message).toMatch(/is missing: CI does not check the renders/);
   });
 
-  it('what validate reports', async () => {
+  it('a problem validate finds (a stale agent file) is a finding', async () => {
     const { dir, env } = await healthy(['claude-code']);
     writeFileSync(join(dir, '.claude/agents/reviewer.md'), `${read(dir, '.claude/agents/reviewer.md')}edited\n`);
     const bad = await failing(dir, env);

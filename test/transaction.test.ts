@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Transaction } from '../src/init/transaction.ts';
@@ -27,7 +27,8 @@ describe('the installer journal', () => {
     const tx = new Transaction(dir, controller.signal);
     tx.write('a.txt', 'a');
     controller.abort();
-    expect(() => tx.write('b.txt', 'b')).toThrow();
+    expect(() => tx.write('b.txt', 'b')).toThrow(expect.objectContaining({ name: 'AbortError' }));
+    expect(existsSync(join(dir, 'b.txt'))).toBe(false);
     tx.rollback();
     expect(snapshot(dir)).toEqual({});
   });

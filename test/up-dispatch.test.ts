@@ -54,7 +54,7 @@ describe('dispatch with one adapter: the pin is advisory', () => {
     ]);
   });
 
-  it('returns one P5 advisory per pinned role, naming both sides', () => {
+  it('returns one advisory per pinned role whose vendor pin one adapter cannot keep, naming both sides', () => {
     const { advisories } = dispatch(input(['claude-code']));
     expect(advisories).toHaveLength(2);
     expect(advisories[0]).toMatch(
@@ -192,6 +192,7 @@ describe('dispatch inputs', () => {
   it("points a VendorPinError at the broken pin in the registry when it knows the registry's path", () => {
     const error = pinError(['claude-code', 'copilot'], { implementer: 'claude-code', reviewer: 'claude-code' });
     expect(error.problem).toMatchObject({ file: '--adapter', message: error.message });
+    let caught: unknown;
     try {
       dispatch({
         ...input(['claude-code', 'copilot'], { implementer: 'claude-code', reviewer: 'claude-code' }),
@@ -199,10 +200,10 @@ describe('dispatch inputs', () => {
         pinsFile: 'registry/models.yaml',
       });
     } catch (e) {
-      expect((e as VendorPinError).problem).toMatchObject({ file: 'registry/models.yaml', line: 61 });
-      return;
+      caught = e;
     }
-    throw new Error('expected a VendorPinError');
+    expect(caught).toBeInstanceOf(VendorPinError);
+    expect((caught as VendorPinError).problem).toMatchObject({ file: 'registry/models.yaml', line: 61 });
   });
 
   it('a role binds only to an adapter whose manifest lists it', () => {

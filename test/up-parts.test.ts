@@ -273,7 +273,7 @@ describe('runner output', () => {
     });
   });
 
-  it('refuses empty output and reads other runners as text', () => {
+  it('refuses empty or non-JSON output from a JSON runner, and reads a plain-text runner as text', () => {
     expect(() => parseOutput('claude-json', '  \n')).toThrow(/printed nothing/);
     expect(() => parseOutput('gemini-json', 'Error: not trusted')).toThrow(/not one JSON object/);
     expect(parseOutput('text', 'hello\n')).toEqual({ text: 'hello' });

@@ -31,7 +31,7 @@ pins:
 `;
 
 describe('the model registry', () => {
-  it('reads the shipped registry: vendors, prices per million tokens, and the P5 pins', () => {
+  it('reads the shipped registry: vendors, prices per million tokens, and the vendor pins (avoid_vendor_of)', () => {
     const registry = loadRegistry(join(REPO, 'registry/models.yaml'), 'registry/models.yaml');
     expect(registry.models.opus).toMatchObject({ vendor: 'anthropic', pricing: { inputPerMtok: 5, outputPerMtok: 25 } });
     expect(registry.models['openrouter/moonshotai/kimi-k2']?.vendor).toBe('moonshotai');

@@ -13,7 +13,7 @@ import { runStep, StepError } from '../src/up/step.ts';
 import { checkout, copyTree, git, gitRepo, host, REPO, read, testdir } from './helpers.ts';
 
 // `gateline up` end to end, in-process, against fake runners: small Node scripts on a temp PATH
-// that print each runner's real headless output shape (research/runners.md) and log the argv
+// that print each runner's real headless output shape (as its pinned version prints it) and log the argv
 // they were given. The fake opencode also resolves --agent the way opencode does (a frontmatter
 // name overrides the file name; a subagent-mode or unknown agent falls back to the default
 // agent), so a run that would silently lose its narrowing is caught.
@@ -208,7 +208,7 @@ function runDir(dir: string): string {
 const permissionBlock = (text: string) => /permission:\n(?: {2}.*\n)+/.exec(text)?.[0];
 
 describe('gateline up --plan', () => {
-  it('with one adapter: every role on it, the pins advisory, one P5 advisory per pinned role, nothing run', async () => {
+  it('with one adapter: every role on it, the vendor pins advisory, one advisory line per pinned role, nothing run', async () => {
     const dir = repo();
     const f = fakes();
     const r = await up(dir, ['--plan', '--adapter', 'claude-code'], f.env);
@@ -441,7 +441,7 @@ describe('gateline up "<task>"', () => {
     expect(f.entries()[0]).toMatchObject({ agent: 'reviewer', fallback: true });
   });
 
-  it('claude-code alone: P5 advisory once per pinned role, resume with -p --resume <session_id>', async () => {
+  it('claude-code alone: a vendor-pin advisory once per pinned role, resume with -p --resume <session_id>', async () => {
     const dir = repo();
     const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
@@ -704,7 +704,7 @@ describe('gateline up failures', () => {
     }
   });
 
-  it('Ctrl-C stops the running runner and exits 130, keeping the record', async () => {
+  it('an aborted signal (what the bin does on Ctrl-C) stops the running runner and exits 130, keeping the record', async () => {
     const dir = repo();
     const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'hang' }] });
     // The real `gateline` bin in a child process, sent a real SIGINT as a terminal's Ctrl-C does.
@@ -840,7 +840,7 @@ describe('gateline up --json failures: one JSON object on stdout, the same exit 
     expect(f.entries()).toEqual([]);
   });
 
-  it('a failed runner: the run summary with ok:false and the problem at its error.txt; Ctrl-C keeps exit 130', async () => {
+  it('a failed runner: the run summary with ok:false and the problem at its error.txt; an aborted signal keeps exit 130', async () => {
     const dir = repo();
     const f = fakes({ fail: [{ runner: 'claude', role: 'implementer', mode: 'crash' }] });
     const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
