@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { locate } from './render/context.ts';
 import { renderAll } from './render/render.ts';
 import { staleLines } from './render/stale.ts';
 import { boundary } from './shared/boundary.ts';
-import { locate } from './shared/context.ts';
 import { UsageError } from './shared/problem.ts';
 import { paint, problemLines } from './shared/report.ts';
 import { validate } from './validate/validate.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { locate } from '../src/shared/context.ts';
+import { locate } from '../src/render/context.ts';
 import { FrameworkError } from '../src/shared/problem.ts';
 import { gateline, host, read, testdir } from './helpers.ts';
 

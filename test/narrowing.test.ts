@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { locate } from '../src/render/context.ts';
 import { planRender } from '../src/render/plan.ts';
 import { CAPABILITIES } from '../src/shared/capabilities.ts';
-import { locate } from '../src/shared/context.ts';
 import { checkout, gateline, read, snapshot, testdir } from './helpers.ts';
 
 // A widened permission is the worst bug this tool can have; these tests try to provoke one.

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { diagnose, gatherDoctor } from '../src/probe/doctor.ts';
 import { runDoctor } from '../src/probe/doctor-cli.ts';
 import { type Inspected, inspect, probe, runnerCommands } from '../src/probe/probe.ts';
-import { locate } from '../src/shared/context.ts';
+import { locate } from '../src/render/context.ts';
 import { gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
 
 /** The shipped adapters' runners, as their manifests describe them. */

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { locate } from '../src/render/context.ts';
 import { RULES } from '../src/render/rules.ts';
-import { locate } from '../src/shared/context.ts';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
 import { FrameworkError, type Problem } from '../src/shared/problem.ts';

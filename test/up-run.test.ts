@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { locate } from '../src/render/context.ts';
 import { renderAll } from '../src/render/render.ts';
-import { locate } from '../src/shared/context.ts';
 import { type Adapter, loadAdapters } from '../src/up/adapter.ts';
 import { run } from '../src/up/cli.ts';
 import { openRecord } from '../src/up/record.ts';

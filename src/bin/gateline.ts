@@ -55,7 +55,7 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
     const { run } = await import('../up/cli.ts');
     return run(argv.slice(1), { ...io, env: process.env, signal });
   }
-  const { locate } = await import('../shared/context.ts');
+  const { locate } = await import('../render/context.ts');
   const flag = (name: string) => {
     const at = argv.indexOf(name);
     return at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);

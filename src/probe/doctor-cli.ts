@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs, styleText } from 'node:util';
+import { locate } from '../render/context.ts';
 import { boundary } from '../shared/boundary.ts';
-import { locate } from '../shared/context.ts';
 import { FrameworkError, Interrupted, UsageError } from '../shared/problem.ts';
 import { diagnose, gatherDoctor } from './doctor.ts';
 

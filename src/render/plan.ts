@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { Context } from '../shared/context.ts';
 import type { Problem } from '../shared/problem.ts';
+import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';

@@ -1,5 +1,5 @@
-import type { Context } from '../shared/context.ts';
 import type { Problem } from '../shared/problem.ts';
+import type { Context } from './context.ts';
 import type { Overlay } from './overlay.ts';
 import { planRender } from './plan.ts';
 import { compareWithDisk, type FileState } from './state.ts';

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
+import { type Context, DEFAULT_PREFIX, locate } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { renderAll } from '../render/render.ts';
 import { loadRole, type Role } from '../render/role.ts';
-import { type Context, DEFAULT_PREFIX, locate } from '../shared/context.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { type Adapter, loadAdapters } from './adapter.ts';
 import { type Dispatch, dispatch, PIPELINE } from './dispatch.ts';

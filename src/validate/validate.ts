@@ -1,7 +1,7 @@
+import type { Context } from '../render/context.ts';
 import { renderAll } from '../render/render.ts';
 import { rules } from '../render/rules.ts';
 import type { FileState } from '../render/state.ts';
-import type { Context } from '../shared/context.ts';
 import { hashTree, integrityOf } from '../shared/integrity.ts';
 import type { Problem } from '../shared/problem.ts';
 

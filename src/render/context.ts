@@ -1,9 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-// Moves to render/ with the merge of the layering work; rules.ts is the one home of the path rules.
-import { rules } from '../render/rules.ts';
-import { LOCK_FILE, type Lock, readLock } from './lock.ts';
-import { FrameworkError, type Problem } from './problem.ts';
+import { LOCK_FILE, type Lock, readLock } from '../shared/lock.ts';
+import { FrameworkError, type Problem } from '../shared/problem.ts';
+import { rules } from './rules.ts';
 
 export const DEFAULT_PREFIX = '.gateline';
 
