@@ -1,4 +1,4 @@
-// Benchmark of the installer (SPEC section 9): the packed create-gateline installed once (npm's
+// Benchmark of the installer: the packed create-gateline installed once (npm's
 // download is not timed), then run with --yes into fresh repositories; and validate as the
 // installed git hook runs it. Prints medians beside `node -e ''`; asserts nothing.
 import { spawnSync } from 'node:child_process';

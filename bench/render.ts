@@ -1,4 +1,4 @@
-// Benchmarks for the core (SPEC section 9). Prints medians and ratios; asserts nothing, because
+// Benchmarks for the core. Prints medians and ratios; asserts nothing, because
 // these machines are noisy. Run with `npm run bench` (Node 24).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +28,7 @@ function generated(n: number): string {
   const dir = join(work, `n${n}`);
   mkdirSync(join(dir, 'roles'), { recursive: true });
   mkdirSync(join(dir, '.git'));
-  // The three Markdown adapters of SPEC section 9's target (N roles x 3 adapters).
+  // The three Markdown adapters of the speed target in docs/contract.md (N roles x 3 adapters).
   for (const adapter of ['claude-code', 'gemini-cli', 'opencode']) {
     cpSync(join(REPO, 'adapters', adapter), join(dir, 'adapters', adapter), { recursive: true });
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry of the `gateline` command. The core uses node: builtins only, so this runs from source
-// in any repository with nothing installed (SPEC section 2).
+// in any repository with nothing installed (docs/contract.md).
 //
 // Node strips the types of every .ts module it loads, which costs more than the rendering
 // itself. The compile cache keeps the stripped code (keyed by content, so an edit is seen), and

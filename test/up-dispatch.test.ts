@@ -58,9 +58,9 @@ describe('dispatch with one adapter: the pin is advisory', () => {
     const { advisories } = dispatch(input(['claude-code']));
     expect(advisories).toHaveLength(2);
     expect(advisories[0]).toMatch(
-      /^P5 advisory: the reviewer runs on anthropic \(claude-code, opus\), the same vendor as the implementer \(claude-code, sonnet\)/,
+      /^vendor-pin advisory: the reviewer runs on anthropic \(claude-code, opus\), the same vendor as the implementer \(claude-code, sonnet\)/,
     );
-    expect(advisories[1]).toMatch(/^P5 advisory: the verifier runs on anthropic/);
+    expect(advisories[1]).toMatch(/^vendor-pin advisory: the verifier runs on anthropic/);
     expect(advisories.join('\n')).toMatch(/Add an --adapter of another vendor/);
   });
 

@@ -223,9 +223,9 @@ describe('gateline up --plan', () => {
         '',
       ].join('\n'),
     );
-    expect(r.stderr.match(/P5 advisory: the reviewer/g)).toHaveLength(1);
-    expect(r.stderr.match(/P5 advisory: the verifier/g)).toHaveLength(1);
-    expect(r.stderr.match(/P5 advisory/g)).toHaveLength(2);
+    expect(r.stderr.match(/vendor-pin advisory: the reviewer/g)).toHaveLength(1);
+    expect(r.stderr.match(/vendor-pin advisory: the verifier/g)).toHaveLength(1);
+    expect(r.stderr.match(/vendor-pin advisory/g)).toHaveLength(2);
     expect(f.entries()).toEqual([]);
     expect(existsSync(join(dir, '.gateline'))).toBe(false);
   });
@@ -267,7 +267,7 @@ describe('gateline up --plan', () => {
       f.env,
     );
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/P5 pin violated: the reviewer must not share a model vendor with the implementer/);
+    expect(r.stderr).toMatch(/vendor pin violated: the reviewer must not share a model vendor with the implementer/);
     expect(r.stderr).toMatch(/implementer: +adapter claude-code, model sonnet, vendor anthropic/);
     expect(r.stderr).toMatch(/reviewer: +adapter claude-code, model opus, vendor anthropic/);
     expect(r.stderr).toMatch(/Fix: add an --adapter .* or change --bind reviewer=claude-code/);
@@ -406,7 +406,7 @@ describe('gateline up "<task>"', () => {
     expect(r.stdout).toMatch(/reviewer +claude-code +opus +2 +3000 +400 +\$0\.2500 +real/);
     expect(r.stdout).toMatch(/total +6 +.* +\$0\.4125 +real/);
     expect(r.stdout).toMatch(/VERDICT: PASS: the verifier says PASS/);
-    expect(r.stderr).not.toMatch(/P5 advisory/);
+    expect(r.stderr).not.toMatch(/vendor-pin advisory/);
   });
 
   it('runs opencode roles as a primary copy with the identical permission map, never the subagent file', async () => {
@@ -446,8 +446,8 @@ describe('gateline up "<task>"', () => {
     const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(0);
-    expect(r.stderr.match(/P5 advisory: the reviewer/g)).toHaveLength(1);
-    expect(r.stderr.match(/P5 advisory: the verifier/g)).toHaveLength(1);
+    expect(r.stderr.match(/vendor-pin advisory: the reviewer/g)).toHaveLength(1);
+    expect(r.stderr.match(/vendor-pin advisory: the verifier/g)).toHaveLength(1);
     const entries = f.entries();
     expect(entries.map((e) => e.role)).toEqual(['planner', 'implementer', 'reviewer', 'implementer', 'reviewer', 'verifier']);
     const resumed = entries[3] as Entry;
@@ -563,7 +563,7 @@ describe('gateline up "<task>"', () => {
     expect(r.code).toBe(1);
     expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer', 'reviewer', 'implementer', 'reviewer']);
     expect(r.stdout).toMatch(/the reviewer still requests changes after 1 round\(s\) of changes; the verifier was not run/);
-    expect(r.stderr.match(/P5 advisory: the reviewer/g)).toHaveLength(1);
+    expect(r.stderr.match(/vendor-pin advisory: the reviewer/g)).toHaveLength(1);
   });
 
   it("the verifier's verdict decides: FAIL or no verdict exits 1", async () => {
@@ -813,7 +813,7 @@ describe('gateline up --json failures: one JSON object on stdout, the same exit 
     expect(r.code).toBe(1);
     expect(one(r.stdout)).toEqual({
       ok: false,
-      problems: [{ file: 'registry/models.yaml', line: pinLine, message: expect.stringMatching(/^P5 pin violated: the reviewer/) }],
+      problems: [{ file: 'registry/models.yaml', line: pinLine, message: expect.stringMatching(/^vendor pin violated: the reviewer/) }],
     });
   });
 

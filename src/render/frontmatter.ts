@@ -1,7 +1,7 @@
 import type { Problem } from '../shared/problem.ts';
 
 // A deliberately small reader: `key: value` and `key: [a, b]` lines between `---` fences.
-// Anything else is an error with its line, never a guess (SPEC section 3).
+// Anything else is an error with its line, never a guess (docs/adapters.md, role specs).
 
 export type FrontmatterValue = string | string[];
 

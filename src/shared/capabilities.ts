@@ -1,4 +1,4 @@
-// The runtime-neutral capability vocabulary (SPEC section 3). Extending it is a contract change.
+// The runtime-neutral capability vocabulary (docs/contract.md). Extending it is a contract change.
 export const CAPABILITIES = ['read', 'search', 'edit', 'write', 'shell', 'web', 'delegate'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 

@@ -1,7 +1,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 
-// Paths from manifests, the lock and flags never leave the repository (SPEC section 5).
+// Paths from manifests, the lock and flags never leave the repository (docs/narrowing.md).
 
 /** Checks the shape of a repository-relative path; calls `bad` with a message for each flaw. */
 export function checkRelativePath(path: string, bad: (message: string) => void): void {

@@ -35,7 +35,7 @@ session is continued (at most --rounds times). The verifier's verdict is the exi
 
 Binding: each role goes to the first --adapter that runs it, preferring bindings where the
 reviewer and verifier use another model vendor than the implementer (registry pins). With two
-or more adapters a binding that breaks a pin is an error; with one it is a P5 advisory.
+or more adapters a binding that breaks a pin is an error; with one it is a vendor-pin advisory.
 
 Options:
   --adapter NAME      a runner to dispatch to (repeatable; earlier is preferred)

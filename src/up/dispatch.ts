@@ -52,7 +52,7 @@ export interface Binding {
 
 export interface Dispatch {
   bindings: Binding[];
-  /** One "P5 advisory" per role whose pin one adapter cannot meet; the caller logs each once. */
+  /** One "vendor-pin advisory" per role whose pin one adapter cannot meet; the caller logs each once. */
   advisories: string[];
 }
 
@@ -78,7 +78,7 @@ export class VendorPinError extends FrameworkError {
     super(
       [],
       [
-        `P5 pin violated: the ${binding.role} must not share a model vendor with the ${avoided.role} (registry pin 'avoid_vendor_of: ${avoided.role}'), ` +
+        `vendor pin violated: the ${binding.role} must not share a model vendor with the ${avoided.role} (registry pin 'avoid_vendor_of: ${avoided.role}'), ` +
           `but no binding the configured adapters allow keeps them apart:`,
         `  ${pad(avoided.role)} adapter ${avoided.adapter}, model ${avoided.model}, vendor ${avoided.vendor}`,
         `  ${pad(binding.role)} adapter ${binding.adapter}, model ${binding.model}, vendor ${binding.vendor}`,
@@ -148,7 +148,7 @@ export function dispatch(input: DispatchInput): Dispatch {
     if (!broken.some((b) => b.role === i)) return { ...option, pin: 'ok' };
     const other = chosen[pin.target] as Option;
     advisories.push(
-      `P5 advisory: the ${option.role} runs on ${option.vendor} (${option.adapter}, ${option.model}), the same vendor as the ${other.role} ` +
+      `vendor-pin advisory: the ${option.role} runs on ${option.vendor} (${option.adapter}, ${option.model}), the same vendor as the ${other.role} ` +
         `(${other.adapter}, ${other.model}): with one adapter the pin 'avoid_vendor_of: ${other.role}' cannot be met, so their mistakes may be ` +
         'the same mistakes. Add an --adapter of another vendor to decorrelate them.',
     );

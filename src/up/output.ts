@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../render/headless.ts';
 
-// What each runner prints in headless mode (research/runners.md, verified shapes):
+// What each runner prints in headless mode (shapes verified against the pinned CLIs: docs/adapters.md):
 // - Claude Code `--output-format json`: one result object {type: 'result', result, session_id,
 //   total_cost_usd, usage, is_error, subtype}.
 // - opencode `--format json`: JSONL, every line {type, timestamp, sessionID, ...}; text parts carry
