@@ -427,7 +427,23 @@ describe('gateline up "<task>"', () => {
     }
     // The temporary config folder is gone; the copies are kept in the run record.
     expect(existsSync(opencode[0]?.configDir as string)).toBe(false);
-    expect(readFileSync(join(runDir(dir), 'opencode-agents/gateline-implementer.md'), 'utf8')).toMatch(/name: gateline-implementer/);
+    expect(readFileSync(join(runDir(dir), 'primary-agents/gateline-implementer.md'), 'utf8')).toMatch(/name: gateline-implementer/);
+  });
+
+  it('refuses to run a subagent file when the manifest names no config folder variable for its primary copy', async () => {
+    const dir = repo((d) => {
+      const path = join(d, 'adapters/opencode/manifest.json');
+      const manifest = JSON.parse(readFileSync(path, 'utf8'));
+      delete manifest.headless.config_dir_env;
+      writeFileSync(path, JSON.stringify(manifest, null, 2));
+    });
+    const f = fakes();
+    const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /adapters\/opencode\/manifest\.json: \.opencode\/agents\/\w+\.md is a subagent[\s\S]*'headless\.config_dir_env'/,
+    );
+    expect(f.entries()).toEqual([]);
   });
 
   it('the fake opencode does catch a run on the subagent file (so the check above can fail)', () => {
@@ -598,7 +614,7 @@ describe('gateline up "<task>"', () => {
       '05-reviewer',
       '06-verifier',
       'bindings.json',
-      'opencode-agents',
+      'primary-agents',
       'summary.json',
     ]);
     expect(readdirSync(join(run, '04-implementer')).sort()).toEqual([

@@ -15,9 +15,14 @@ export interface Headless {
   sessionField?: string;
   /** How to continue a session: templated like `args`, with {session}. Absent: a fresh run replaces a resume. */
   resumeArgs?: string[];
+  /**
+   * The environment variable that adds a config folder whose `agents/` the runner reads (opencode:
+   * OPENCODE_CONFIG_DIR): where `gateline up` puts the primary copy of a subagent file.
+   */
+  configDirEnv?: string;
 }
 
-const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args'];
+const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args', 'config_dir_env'];
 const PLACEHOLDERS = ['{prompt}', '{role}', '{model}', '{session}'];
 
 /** Reads `headless` (undefined when absent); reports each flaw through `bad(key, message)`, which names the key's line. */
@@ -53,6 +58,9 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
       if (!PLACEHOLDERS.includes(found)) fail('headless', `uses the unknown placeholder '${found}' (known: ${PLACEHOLDERS.join(', ')})`);
     }
   }
+  if (h.config_dir_env !== undefined && (typeof h.config_dir_env !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(h.config_dir_env))) {
+    fail('config_dir_env', 'must be an environment variable name (upper case, digits, _)');
+  }
   // '{session}' in 'args' is refused by the rule session-only-on-resume (rules.ts).
   if (failed) return undefined;
   return {
@@ -61,6 +69,7 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
     output: (h.output as OutputFormat | undefined) ?? 'text',
     sessionField: h.session_field as string | undefined,
     resumeArgs: resume,
+    configDirEnv: h.config_dir_env as string | undefined,
   };
 }
 

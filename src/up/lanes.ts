@@ -16,7 +16,7 @@ import type { Workspace } from './workspace.ts';
 // rendered file, never from the command's name (a wrapper or `/usr/bin/env` hides it):
 // - args holding `--agent` then `{role}`: the runner is handed the rendered agent file.
 //   - When that file says `mode: subagent` (opencode's do), `--agent gateline-<role>` on a primary
-//     copy in a temporary OPENCODE_CONFIG_DIR (see primary.ts for why the subagent file cannot be
+//     copy in a temporary config folder named by headless.config_dir_env (see primary.ts for why the subagent file cannot be
 //     run directly).
 //   - Else `--agent <role>` on the rendered file (Claude Code).
 // - Anything else (Gemini CLI, Codex exec, a `{role}` only inside a prompt template): the runner
@@ -92,7 +92,7 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
         );
       } else {
         const made = agentFileLane(ws, record, binding, adapter, file, () => {
-          configDir ??= mkdtempSync(join(tmpdir(), 'gateline-opencode-'));
+          configDir ??= mkdtempSync(join(tmpdir(), 'gateline-primary-'));
           return configDir;
         });
         if ('message' in made) {
@@ -133,6 +133,15 @@ function agentFileLane(
 ): Lane | Problem {
   const rendered = readFileSync(join(ws.ctx.root, file), 'utf8');
   if (!needsPrimaryCopy(rendered)) return { binding, adapter, agent: binding.role, how: `--agent ${binding.role}: ${file}` };
+  const envName = adapter.headless?.configDirEnv;
+  if (!envName) {
+    return {
+      file: adapter.manifest.file,
+      message:
+        `${file} is a subagent, which run by name falls back to the runner's default agent, and the manifest names no ` +
+        `'headless.config_dir_env' to run a primary copy from: add it, or render the role as a primary agent`,
+    };
+  }
   const name = `${PRIMARY_PREFIX}${binding.role}`;
   let copy: string;
   try {
@@ -147,12 +156,12 @@ function agentFileLane(
   const dir = configDir();
   mkdirSync(join(dir, 'agents'), { recursive: true });
   writeFileSync(join(dir, 'agents', `${name}.md`), copy);
-  record.write(`opencode-agents/${name}.md`, copy);
+  record.write(`primary-agents/${name}.md`, copy);
   return {
     binding,
     adapter,
     agent: name,
-    env: { OPENCODE_CONFIG_DIR: dir },
+    env: { [envName]: dir },
     how: `--agent ${name}: a primary copy of ${file}, same permission map`,
   };
 }

@@ -23,7 +23,7 @@ export interface StepSpec {
   agent: string;
   /** Continue this session instead of starting a new one. */
   session?: string;
-  /** Extra environment for this runner (OPENCODE_CONFIG_DIR). */
+  /** Extra environment for this runner (the primary copy's config folder, headless.config_dir_env). */
   env?: Record<string, string>;
 }
 
