@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { gitHookPath, validateCommand } from '../host/hooks.ts';
+import { HUSKY_HOOK, lefthookFile, PRE_COMMIT_CONFIG, WORKFLOW } from '../host/layout.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
 import type { Context } from '../render/context.ts';
@@ -90,9 +91,7 @@ function hookFinding(root: string, style: Inspected['hook'], prefix: string, git
   const file =
     style === 'git' && 'path' in gitHook
       ? gitHook.path
-      : { git: '.git/hooks/pre-commit', husky: '.husky/pre-commit', lefthook: lefthookFile(root), 'pre-commit': '.pre-commit-config.yaml' }[
-          style
-        ];
+      : { git: '.git/hooks/pre-commit', husky: HUSKY_HOOK, lefthook: lefthookFile(root), 'pre-commit': PRE_COMMIT_CONFIG }[style];
   const path = join(root, file);
   if (!existsSync(path))
     return { id: 'hook', ok: false, message: `no pre-commit hook runs gateline validate (${file} is missing)`, fix: reinstall };
@@ -104,12 +103,8 @@ function hookFinding(root: string, style: Inspected['hook'], prefix: string, git
   return { id: 'hook', ok: true, message: `the ${style} hook runs gateline validate` };
 }
 
-function lefthookFile(root: string): string {
-  return ['lefthook.yml', '.lefthook.yml', 'lefthook.yaml', '.lefthook.yaml'].find((f) => existsSync(join(root, f))) ?? 'lefthook.yml';
-}
-
 function workflowFinding(root: string, prefix: string, packageRoot: string): Finding {
-  const file = '.github/workflows/gateline-render-check.yml';
+  const file = WORKFLOW;
   const fix = 're-run the installer with --force to restore it (or keep your edits, if they are deliberate)';
   if (!existsSync(join(root, file)))
     return {
