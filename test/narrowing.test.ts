@@ -39,7 +39,21 @@ function grantedTools(text: string): string[] {
   if (perm) {
     const rules = (perm[1] as string).split('\n').filter(Boolean);
     expect(rules[0]).toBe('  "*": deny');
-    return rules.slice(1).map((r) => (/^ {2}(\S+): allow$/.exec(r) as RegExpExecArray)[1] as string);
+    const granted: string[] = [];
+    for (const [i, rule] of rules.entries()) {
+      if (i === 0 || rule.startsWith('    ')) continue;
+      const plain = /^ {2}(\S+): allow$/.exec(rule);
+      const nested = /^ {2}(\S+):$/.exec(rule);
+      if (!plain && !nested) throw new Error(`not a permission rule: ${rule}`);
+      granted.push(((plain ?? nested) as RegExpExecArray)[1] as string);
+      if (nested) {
+        // A pattern map: it opens with its own default, and only deny rules may follow an allow-all.
+        const inner = rules.slice(i + 1).filter((_, j, all) => all.slice(0, j + 1).every((r) => r.startsWith('    ')));
+        expect(inner[0], rule).toMatch(/^ {4}"\*": (deny|allow)$/);
+        if (inner[0]?.endsWith('allow')) for (const r of inner.slice(1)) expect(r, rule).toMatch(/: deny$/);
+      }
+    }
+    return granted;
   }
   throw new Error(`no tool list in:\n${fm}`);
 }
@@ -394,4 +408,34 @@ describe('Codex TOML', () => {
     gateline(['render'], dir);
     expect(parseToml(read(dir, 'out/r.toml'))).toMatchObject({ sandbox_mode: 'workspace-write', web_search: 'disabled' });
   });
+});
+
+describe('command lists and secret files in a permission map', () => {
+  const dir = checkout();
+  const plan = planRender(locate(dir));
+  const opencode = (role: string) => plan.files.find((f) => f.path === `.opencode/agents/${role}.md`)?.content ?? '';
+  const block = (text: string, key: string) => new RegExp(`^ {2}${key}:\\n((?: {4}.*\\n)*)`, 'm').exec(text)?.[1] ?? '';
+
+  for (const role of ['reviewer', 'verifier']) {
+    it(`the ${role}'s shell allows exactly its listed commands, then denies redirects, pipes and chains`, () => {
+      const commands = (/^commands: \[(.*)\]$/m.exec(read(dir, `roles/${role}.md`))?.[1] ?? '').split(', ');
+      expect(commands.length).toBeGreaterThan(2);
+      const lines = block(opencode(role), 'bash').trimEnd().split('\n');
+      expect(lines[0]).toBe('    "*": deny');
+      const allowed = lines.filter((l) => l.endsWith(': allow')).map((l) => JSON.parse(l.trim().replace(/: allow$/, '')));
+      expect(allowed).toEqual(commands.flatMap((c) => [c, `${c} *`]));
+      const denied = lines.slice(1 + allowed.length).map((l) => JSON.parse(l.trim().replace(/: deny$/, '')));
+      for (const meta of ['>', '|', ';', '&', '`', '$(']) expect(denied, meta).toContain(`*${meta}*`);
+    });
+  }
+
+  it('the implementer, which may write anyway, keeps its whole shell', () => {
+    expect(opencode('implementer')).toMatch(/^ {2}bash: allow$/m);
+  });
+
+  for (const role of ['planner', 'implementer', 'reviewer', 'verifier']) {
+    it(`the ${role} may read, but never .env files (opencode's own default keeps them from every agent)`, () => {
+      expect(block(opencode(role), 'read')).toBe('    "*": allow\n    "*.env": deny\n    "*.env.*": deny\n');
+    });
+  }
 });

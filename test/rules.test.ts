@@ -247,6 +247,25 @@ const CASES: Record<string, Case[]> = {
     ['a lone surrogate in a model', () => problemsOf(withManifest({ model_map: { deep: 'm\ud800' } }))],
     ['a line separator in extra frontmatter', () => problemsOf(withManifest({ extra_frontmatter: { color: 'red\u2028tools: Write' } }))],
   ],
+  'command-patterns-start-with-command': [
+    [
+      'an allow pattern that lets something run before the listed command',
+      () => problemsOf(withManifest({ tools_style: 'permission-map', shell_commands: { allow: ['* {command}'] } })),
+    ],
+    ['shell_commands on a csv adapter', () => problemsOf(withManifest({ shell_commands: { allow: ['{command}'] } }))],
+  ],
+  'commands-narrow-the-shell': [
+    [
+      'a role with commands on a permission-map adapter without shell_commands',
+      () =>
+        problemsOf(
+          fw({
+            'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', 'commands: [git status]\n---\nBody'),
+            'adapters/test/manifest.json': manifest({ tools_style: 'permission-map', tool_map: { read: ['read'], shell: ['bash'] } }),
+          }),
+        ),
+    ],
+  ],
   'session-only-on-resume': [
     [
       "'{session}' in headless args",

@@ -23,7 +23,7 @@ export function emitAgent(agent: Agent): string {
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
   const lines = ['---', `name: ${role.name}`, `description: ${yamlScalar(role.dispatch)}`];
-  lines.push(...toolLines(agent.tools, manifest.toolsStyle));
+  lines.push(...(manifest.toolsStyle === 'permission-map' ? permissionLines(agent) : toolLines(agent.tools, manifest.toolsStyle)));
   lines.push(`model: ${yamlScalar(agent.model)}`);
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
     lines.push(`${key}: ${typeof value === 'string' ? yamlScalar(value) : String(value)}`);
@@ -41,9 +41,30 @@ function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
     case 'yaml-list':
       return tools.length ? ['tools:', ...tools.map((t) => `  - ${yamlScalar(t)}`)] : ['tools: []'];
     case 'permission-map':
-      // opencode: the last matching rule wins, so the deny-all must come first.
-      return ['permission:', '  "*": deny', ...tools.map((t) => `  ${yamlScalar(t)}: allow`)];
     case 'codex-sandbox':
-      throw new Error('codex-sandbox is emitted as TOML');
+      throw new Error(`${style} is not a tool list`);
   }
 }
+
+/**
+ * opencode's permission map: the last matching rule wins, so each deny-all comes first. A shell
+ * permission of a role that lists commands allows only those (then denies redirects and the like);
+ * a permission with manifest denies keeps them after its allow (secret files stay unreadable).
+ */
+function permissionLines(agent: Agent): string[] {
+  const { role, manifest } = agent;
+  const shellTools = manifest.toolMap.shell ?? [];
+  const lines = ['permission:', '  "*": deny'];
+  for (const tool of agent.tools) {
+    const shell = manifest.shellCommands;
+    if (role.commands && shell && shellTools.includes(tool)) {
+      const allow = role.commands.flatMap((command) => shell.allow.map((p) => p.replaceAll('{command}', command)));
+      lines.push(`  ${yamlScalar(tool)}:`, '    "*": deny', ...pattern(allow, 'allow'), ...pattern(shell.deny, 'deny'));
+    } else if (manifest.permissionDenies[tool]) {
+      lines.push(`  ${yamlScalar(tool)}:`, '    "*": allow', ...pattern(manifest.permissionDenies[tool], 'deny'));
+    } else lines.push(`  ${yamlScalar(tool)}: allow`);
+  }
+  return lines;
+}
+
+const pattern = (patterns: string[], action: 'allow' | 'deny') => patterns.map((p) => `    ${JSON.stringify(p)}: ${action}`);

@@ -7,6 +7,7 @@ import { lineOfJsonKey, readInput } from '../shared/text.ts';
 import { type Headless, readHeadless } from './headless.ts';
 import { manifestValues, rules } from './rules.ts';
 import { type Runner, readRunner } from './runner.ts';
+import { readPermissionDenies, readShellCommands, type ShellCommands } from './shell.ts';
 import { readVendors } from './vendors.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
@@ -28,6 +29,10 @@ export interface Manifest {
   extraFrontmatter: Record<string, Scalar>;
   /** Capabilities the runner cannot withhold, with the reason: a role lacking one is refused. */
   floor: Record<string, string>;
+  /** How a role's command list becomes shell permission patterns (permission-map adapters). */
+  shellCommands?: ShellCommands;
+  /** Patterns denied under a permission the role is allowed, keeping the runner's own protections. */
+  permissionDenies: Record<string, string[]>;
   /** Which vendor serves each model spelling (for `gateline up`; the renderer never reads it). */
   vendors: Record<string, string>;
   /** How `gateline up` runs the runner (the renderer never reads it). */
@@ -54,6 +59,8 @@ const KNOWN_KEYS = [
   'model_vendors',
   'headless',
   'runner',
+  'shell_commands',
+  'permission_denies',
 ];
 
 // The narrowing and containment rules a manifest must pass on its own (rules.ts).
@@ -66,6 +73,7 @@ const MANIFEST_RULES = [
   rules.extraFrontmatterGrantsNothing,
   rules.extraFrontmatterKeepsRenderedKeys,
   rules.sessionOnlyOnResume,
+  rules.commandPatternsStartWithCommand,
 ];
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */
@@ -136,6 +144,8 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   const vendors = readVendors(m.model_vendors, bad);
   const headless = readHeadless(m.headless, bad);
   const runner = readRunner(m.runner, bad);
+  const shellCommands = readShellCommands(m.shell_commands, bad);
+  const permissionDenies = readPermissionDenies(m.permission_denies, bad);
   if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
     bad('_comment', 'must be a string or an array of strings');
   }
@@ -155,6 +165,8 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     modelOverrides,
     extraFrontmatter: extra as Record<string, Scalar>,
     floor,
+    shellCommands,
+    permissionDenies,
     vendors,
     headless,
     runner,

@@ -125,6 +125,7 @@ function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs
   const refused = [
     ...rules.floor(spec, manifest),
     ...rules.noCapabilityLeak(spec, manifest),
+    ...rules.commandsNarrowTheShell(spec, manifest),
     ...rules.onePathOneAdapter(path, manifest, inputs.owners),
   ];
   problems.push(...refused);

@@ -248,6 +248,25 @@ export const rules = {
         })),
   ),
 
+  commandsNarrowTheShell: rule(
+    'commands-narrow-the-shell',
+    'a role that lists commands is not rendered with the whole shell where the agent file could hold patterns but the manifest gives none',
+    (
+      role: RoleInput & { commands?: readonly string[] },
+      adapter: AdapterInput & { toolsStyle: string; shellCommands?: unknown },
+    ): Problem[] =>
+      role.commands && role.capabilities.includes('shell') && adapter.toolsStyle === 'permission-map' && !adapter.shellCommands
+        ? [
+            {
+              file: adapter.file,
+              message:
+                `role '${role.name}' lists the commands its shell may run, but ${adapter.adapter} has no 'shell_commands' to render them: ` +
+                `its shell would be whole. Add 'shell_commands', or drop '${role.name}' from this adapter's roles`,
+            },
+          ]
+        : [],
+  ),
+
   noCapabilityLeak: rule(
     'no-capability-leak',
     'a tool the role gets is not also mapped from a capability the role lacks',
@@ -398,6 +417,25 @@ export const rules = {
         if (why) problems.push({ ...at, message: `'commands' lists ${JSON.stringify(command)}: ${why}` });
       }
       if (new Set(spec.commands).size !== spec.commands.length) problems.push({ ...at, message: "'commands' lists a prefix twice" });
+      return problems;
+    },
+  ),
+
+  commandPatternsStartWithCommand: rule(
+    'command-patterns-start-with-command',
+    "shell_commands and permission_denies belong to permission-map adapters, and every allowed pattern starts with '{command}' (nothing may run before a listed command)",
+    (m: ManifestInput): Problem[] => {
+      const problems: Problem[] = [];
+      for (const key of ['shell_commands', 'permission_denies']) {
+        if (m.json[key] !== undefined && m.json.tools_style !== 'permission-map')
+          problems.push(keyProblem(m, key, "is only for 'permission-map' adapters, whose agent files hold patterns"));
+      }
+      const shell = m.json.shell_commands as { allow?: unknown } | undefined;
+      for (const pattern of Array.isArray(shell?.allow) ? shell.allow : []) {
+        if (typeof pattern !== 'string') continue;
+        if (!pattern.startsWith('{command}') || pattern.split('{command}').length !== 2)
+          problems.push(keyProblem(m, 'shell_commands', `allows '${pattern}', which must start with '{command}' and name it once`));
+      }
       return problems;
     },
   ),
