@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAdapters, takesAgentFile } from '../src/up/adapter.ts';
 import { invocation, resumeTemplate } from '../src/up/argv.ts';
+import { grantArgs } from '../src/up/grants.ts';
 import { assertNoBypass, PermissionBypassError } from '../src/up/guard.ts';
 import { addMeters, meter } from '../src/up/meter.ts';
 import { OutputError, parseOutput } from '../src/up/output.ts';
@@ -136,7 +137,18 @@ describe('argv templating', () => {
     });
     expect(inv).toEqual({
       command: 'claude',
-      args: ['-p', 'fix {role} and {model} {session}', '--agent', 'reviewer', '--model', 'opus', '--output-format', 'json'],
+      args: [
+        '-p',
+        'fix {role} and {model} {session}',
+        '--agent',
+        'reviewer',
+        '--model',
+        'opus',
+        '--output-format',
+        'json',
+        '--settings',
+        '{"permissions":{"deny":["Read(./.env)","Read(./.env.*)"]}}',
+      ],
       resumed: false,
     });
   });
@@ -190,7 +202,8 @@ describe('argv templating', () => {
 
   it('continues a Claude Code session with -p --resume <id>', () => {
     const inv = invocation(adapter('claude-code'), { prompt: 'again', role: 'implementer', model: 'sonnet', session: 'abc' });
-    expect(inv.args).toEqual(['-p', 'again', '--agent', 'implementer', '--model', 'sonnet', '--output-format', 'json', '--resume', 'abc']);
+    expect(inv.args.slice(-2)).toEqual(['--resume', 'abc']);
+    expect(inv.args.slice(0, 8)).toEqual(['-p', 'again', '--agent', 'implementer', '--model', 'sonnet', '--output-format', 'json']);
   });
 
   it('has no resume for a runner whose headless block gives none (Gemini CLI): a fresh run', () => {
@@ -334,7 +347,7 @@ describe('the opencode primary copy', () => {
     expect(after).toHaveLength(before.length);
     const changed = before.flatMap((line, i) => (line === after[i] ? [] : [`${line} -> ${after[i]}`]));
     expect(changed).toEqual(['name: reviewer -> name: gateline-reviewer', 'mode: subagent -> mode: primary']);
-    expect(copy).toContain('permission:\n  "*": deny\n  read: allow\n');
+    expect(copy).toContain('permission:\n  "*": deny\n  read:\n    "*": allow\n    "*.env": deny\n');
   });
 
   it('is needed exactly when the rendered file says mode: subagent in its frontmatter, whatever the command', () => {
@@ -366,5 +379,35 @@ describe('tables', () => {
         ],
       ),
     ).toBe('a    bb\nccc\nd    e');
+  });
+});
+
+describe('headless pre-approvals (grants)', () => {
+  const headless = {
+    command: 'runner',
+    args: ['{prompt}'],
+    output: 'text' as const,
+    grants: { edit: ['--allow', 'files'], write: ['--allow', 'files'], shell: ['--allow', 'shell'], web: ['--allow', 'web'] },
+    commandGrant: ['--allow', 'shell({command})'],
+  };
+
+  it("grants only the capabilities the role has, each fragment once, in the role's order", () => {
+    expect(grantArgs(headless, { capabilities: ['read', 'search', 'edit', 'write', 'shell'] })).toEqual([
+      '--allow',
+      'files',
+      '--allow',
+      'shell',
+    ]);
+    expect(grantArgs(headless, { capabilities: ['read', 'search'] })).toEqual([]);
+  });
+
+  it('a role that lists commands gets one grant per command and never the whole shell', () => {
+    const args = grantArgs(headless, { capabilities: ['read', 'shell'], commands: ['git status', 'npm test'] });
+    expect(args).toEqual(['--allow', 'shell(git status)', '--allow', 'shell(npm test)']);
+    expect(args).not.toContain('shell');
+  });
+
+  it('without a command grant, a role that lists commands gets no shell grant at all', () => {
+    expect(grantArgs({ ...headless, commandGrant: undefined }, { capabilities: ['shell'], commands: ['git status'] })).toEqual([]);
   });
 });

@@ -199,6 +199,12 @@ function expectNoBypass(entries: Entry[]) {
   }
 }
 
+/** Claude Code's deny rules for secret files, as the shipped manifest passes them. */
+const CLAUDE_SECRETS = JSON.stringify({ permissions: { deny: ['Read(./.env)', 'Read(./.env.*)'] } });
+
+/** The command prefixes a shipped role lists, read from its spec. */
+const commandsOf = (role: string) => (/^commands: \[(.*)\]$/m.exec(read(REPO, `roles/${role}.md`))?.[1] ?? '').split(', ');
+
 function runDir(dir: string): string {
   const runs = readdirSync(join(dir, '.gateline/runs')).filter((f) => f !== '.gitignore');
   expect(runs).toHaveLength(1);
@@ -398,6 +404,10 @@ describe('gateline up "<task>"', () => {
       'opus',
       '--output-format',
       'json',
+      '--settings',
+      CLAUDE_SECRETS,
+      // The reviewer lists its commands: one pre-approval each, never the whole Bash.
+      ...commandsOf('reviewer').flatMap((c) => ['--allowedTools', `Bash(${c}:*)`]),
     ]);
     expectNoBypass(entries);
     // Summary: opencode's step_finish costs summed (0.0125 a run), Claude Code's total_cost_usd.
@@ -467,7 +477,18 @@ describe('gateline up "<task>"', () => {
     const entries = f.entries();
     expect(entries.map((e) => e.role)).toEqual(['planner', 'implementer', 'reviewer', 'implementer', 'reviewer', 'verifier']);
     const resumed = entries[3] as Entry;
-    expect(resumed.argv.slice(-2)).toEqual(['--resume', 'cc-implementer-0']);
+    expect(resumed.argv[resumed.argv.indexOf('--resume') + 1]).toBe('cc-implementer-0');
+    // The implementer may edit, write and run commands headless: pre-approved, in capability order.
+    expect(resumed.argv.slice(resumed.argv.indexOf('--resume') + 2)).toEqual([
+      '--allowedTools',
+      'Edit',
+      '--allowedTools',
+      'NotebookEdit',
+      '--allowedTools',
+      'Write',
+      '--allowedTools',
+      'Bash',
+    ]);
     expect(resumed.argv).toEqual(expect.arrayContaining(['--agent', 'implementer', '--model', 'sonnet']));
     expectNoBypass(entries);
     const bindings = JSON.parse(readFileSync(join(runDir(dir), 'bindings.json'), 'utf8'));
@@ -750,10 +771,7 @@ describe('gateline up failures', () => {
       const file = join(d, 'adapters/claude-code/manifest.json');
       writeFileSync(
         file,
-        read(d, 'adapters/claude-code/manifest.json').replace(
-          '"--output-format", "json"',
-          '"--output-format", "json", "--permission-mode", "bypassPermissions"',
-        ),
+        read(d, 'adapters/claude-code/manifest.json').replace('"--settings",', '"--permission-mode", "bypassPermissions", "--settings",'),
       );
     });
     const f = fakes();
@@ -902,7 +920,12 @@ describe('the final argv check', () => {
     const [adapter] = loadAdapters(dir, '', ['claude-code']);
     const yolo = {
       ...(adapter as Adapter),
-      headless: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions'], output: 'claude-json' as const },
+      headless: {
+        command: 'claude',
+        args: ['-p', '{prompt}', '--dangerously-skip-permissions'],
+        output: 'claude-json' as const,
+        grants: {},
+      },
     };
     const record = openRecord(dir, '.gateline');
     const binding = { role: 'implementer', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'n/a' as const };

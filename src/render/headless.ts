@@ -1,3 +1,5 @@
+import { CAPABILITIES } from '../shared/capabilities.ts';
+
 // A manifest's `headless` block: how `gateline up` starts the runner and reads what it prints.
 // The loader checks it so every command refuses a bad one alike; the renderer never reads it.
 
@@ -20,9 +22,18 @@ export interface Headless {
    * OPENCODE_CONFIG_DIR): where `gateline up` puts the primary copy of a subagent file.
    */
   configDirEnv?: string;
+  /**
+   * What a headless run pre-approves for a role: per capability the role has, these arguments
+   * (Claude Code `--allowedTools Write`). Only the role's own capabilities are ever looked up.
+   */
+  grants: Record<string, string[]>;
+  /** For a role that lists commands, per command instead of the shell grant (`Bash({command}:*)`). */
+  commandGrant?: string[];
 }
 
-const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args', 'config_dir_env'];
+const CAPABILITY_NAMES: readonly string[] = CAPABILITIES;
+
+const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args', 'config_dir_env', 'grants', 'command_grant'];
 const PLACEHOLDERS = ['{prompt}', '{role}', '{model}', '{session}'];
 
 /** Reads `headless` (undefined when absent); reports each flaw through `bad(key, message)`, which names the key's line. */
@@ -61,6 +72,21 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
   if (h.config_dir_env !== undefined && (typeof h.config_dir_env !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(h.config_dir_env))) {
     fail('config_dir_env', 'must be an environment variable name (upper case, digits, _)');
   }
+  const grants: Record<string, string[]> = {};
+  if (h.grants !== undefined) {
+    if (typeof h.grants !== 'object' || h.grants === null || Array.isArray(h.grants))
+      fail('grants', 'must be an object: capability -> arguments');
+    else
+      for (const [cap, value] of Object.entries(h.grants)) {
+        const list = strings(value);
+        if (!CAPABILITY_NAMES.includes(cap)) fail('grants', `names '${cap}', which is not a capability`);
+        else if (!list || list.some((a) => /\{[a-z_]+\}/.test(a))) fail('grants', `'${cap}' must be an array of plain arguments`);
+        else grants[cap] = list;
+      }
+  }
+  const commandGrant = h.command_grant === undefined ? undefined : strings(h.command_grant);
+  if (h.command_grant !== undefined && !commandGrant?.some((a) => a.includes('{command}')))
+    fail('command_grant', "must be an array of arguments passing '{command}'");
   // '{session}' in 'args' is refused by the rule session-only-on-resume (rules.ts).
   if (failed) return undefined;
   return {
@@ -70,6 +96,8 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
     sessionField: h.session_field as string | undefined,
     resumeArgs: resume,
     configDirEnv: h.config_dir_env as string | undefined,
+    grants,
+    commandGrant,
   };
 }
 

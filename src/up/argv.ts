@@ -10,6 +10,8 @@ export interface Vars {
   model: string;
   /** Set to continue a session. */
   session?: string;
+  /** What the role is pre-approved for (grants.ts), appended after the template's arguments. */
+  grants?: string[];
 }
 
 export interface Invocation {
@@ -50,5 +52,5 @@ export function invocation(adapter: Adapter, vars: Vars): Invocation {
   const template = resume ?? headless.args;
   const values: Record<string, string> = { prompt: vars.prompt, role: vars.role, model: vars.model, session: vars.session ?? '' };
   const args = template.map((arg) => arg.replace(/\{(prompt|role|model|session)\}/g, (_, key: string) => values[key] ?? ''));
-  return { command: headless.command, args, resumed: resume !== undefined };
+  return { command: headless.command, args: [...args, ...(vars.grants ?? [])], resumed: resume !== undefined };
 }

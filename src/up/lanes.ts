@@ -7,6 +7,7 @@ import { lineOfJsonKey } from '../shared/text.ts';
 import { type Adapter, takesAgentFile } from './adapter.ts';
 import { invocation, resumeTemplate } from './argv.ts';
 import type { Binding } from './dispatch.ts';
+import { grantArgs } from './grants.ts';
 import { assertNoBypass } from './guard.ts';
 import { needsPrimaryCopy, PRIMARY_PREFIX, primaryCopy } from './primary.ts';
 import type { RunRecord } from './record.ts';
@@ -30,6 +31,8 @@ export interface Lane {
   /** What {role} becomes. */
   agent: string;
   env?: Record<string, string>;
+  /** What the role is pre-approved for in this runner (grants.ts). */
+  grants?: string[];
   /** For runners that take no agent file. */
   instructions?: string;
   /** One line for the run record and the log: how the role's narrowing is applied. */
@@ -101,9 +104,17 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
         }
         lane = made;
       }
+      const spec = ws.roles.find((r) => r.name === binding.role);
+      lane.grants = spec ? grantArgs(adapter.headless, spec) : [];
       // Checked before anything runs, so a bad headless block costs no tokens; step.ts checks the final argv again.
       for (const session of [undefined, ...(resumeTemplate(adapter) ? ['session'] : [])]) {
-        const inv = invocation(adapter, { prompt: 'gateline up: preflight', role: lane.agent, model: binding.model, session });
+        const inv = invocation(adapter, {
+          prompt: 'gateline up: preflight',
+          role: lane.agent,
+          model: binding.model,
+          session,
+          grants: lane.grants,
+        });
         assertNoBypass(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`, {
           cwd: ws.ctx.root,
           at: { file: adapter.manifest.file, line: lineOfJsonKey(adapter.manifest.text, 'headless') },

@@ -33,10 +33,10 @@ export async function runPipeline(input: PipelineInput): Promise<Outcome> {
   const lane = (role: string) => lanes.get(role) as Lane;
 
   const run = async (role: string, prompt: string, session?: string) => {
-    const { binding, adapter, agent, env } = lane(role);
+    const { binding, adapter, agent, env, grants } = lane(role);
     const label = `${String(input.steps.length + 1).padStart(2, '0')}-${role}`;
     log(`${role}: ${adapter.name} (${binding.model})${session ? `, continuing session ${session}` : ''}`);
-    const result = await runStep({ label, binding, adapter, prompt, agent, session, env }, input.step);
+    const result = await runStep({ label, binding, adapter, prompt, agent, session, env, grants }, input.step);
     input.steps.push(result);
     latest.set(role, { role, adapter: adapter.name, model: binding.model, text: result.parsed.text });
     const verdict = readVerdict(result.parsed.text);

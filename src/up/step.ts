@@ -23,6 +23,8 @@ export interface StepSpec {
   agent: string;
   /** Continue this session instead of starting a new one. */
   session?: string;
+  /** The role's pre-approvals for this runner (grants.ts). */
+  grants?: string[];
   /** Extra environment for this runner (the primary copy's config folder, headless.config_dir_env). */
   env?: Record<string, string>;
 }
@@ -69,7 +71,13 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
     throw new StepError(kind, message, `${ctx.record.display}/${label}/error.txt`);
   };
 
-  const inv = invocation(adapter, { prompt: spec.prompt, role: spec.agent, model: binding.model, session: spec.session });
+  const inv = invocation(adapter, {
+    prompt: spec.prompt,
+    role: spec.agent,
+    model: binding.model,
+    session: spec.session,
+    grants: spec.grants,
+  });
   ctx.record.write(`${label}/prompt.md`, spec.prompt);
   ctx.record.write(`${label}/command.json`, {
     command: inv.command,
