@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installRunners } from './install.ts';
+import { binOf, installRunners } from './install.ts';
 import type { Action } from './mock/script.ts';
 import { type Outcome, type Runner, runScenario, type ScenarioSpec } from './scenario.ts';
 
@@ -424,4 +426,26 @@ describe('runner facts behind the issue 10 design (allowlist spellings, secret-f
       expect(o.changed, explain(o)).toEqual(fact.changed ?? []);
     });
   }
+});
+
+describe('Codex (no headless path runs a rendered agent: `codex exec` takes no agent file)', () => {
+  it('its own read-only sandbox works on this machine: a shell write fails, the tree is unchanged', () => {
+    const work = mkdtempSync(join(tmpdir(), 'gateline-behaviour-codex-'));
+    try {
+      const repo = join(work, 'repo');
+      mkdirSync(join(work, 'home'), { recursive: true });
+      mkdirSync(repo);
+      const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(work, 'home'), CODEX_HOME: join(work, 'home') };
+      const run = spawnSync(binOf('codex'), ['sandbox', '--', 'sh', '-c', 'echo pwned > pwned.txt'], {
+        cwd: repo,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(run.stderr).toMatch(/Read-only file system/);
+      expect(existsSync(join(repo, 'pwned.txt'))).toBe(false);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
 });
