@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { locate } from '../src/render/context.ts';
 import { planRender } from '../src/render/plan.ts';
 import { CAPABILITIES } from '../src/shared/capabilities.ts';
-import { checkout, gateline, read, snapshot, testdir } from './helpers.ts';
+import { checkout, gateline, host, read, snapshot, testdir, writeFiles } from './helpers.ts';
 
 // A widened permission is the worst bug this tool can have; these tests try to provoke one.
 
@@ -438,4 +438,24 @@ describe('command lists and secret files in a permission map', () => {
       expect(block(opencode(role), 'read')).toBe('    "*": allow\n    "*.env": deny\n    "*.env.*": deny\n');
     });
   }
+});
+
+describe("a host narrows a role's commands in its overlay", () => {
+  it("the rendered shell allows only the overlay's subset, and the overlay body is still spliced", () => {
+    const dir = host(
+      {
+        '.gateline/overlays/_all.md': '<!-- stub -->\n',
+        '.gateline/overlays/reviewer.md': '---\ncommands: [git status, git diff]\n---\nOur policy.\n',
+      },
+      { adapters: ['opencode'] },
+    );
+    for (const role of ['planner', 'implementer', 'verifier']) writeFiles(dir, { [`.gateline/overlays/${role}.md`]: '<!-- stub -->\n' });
+    const plan = planRender(locate(dir));
+    expect(plan.problems).toEqual([]);
+    const reviewer = plan.files.find((f) => f.path === '.opencode/agents/reviewer.md')?.content ?? '';
+    const allowed = [...reviewer.matchAll(/^ {4}"([^"]+)": allow$/gm)].map((m) => m[1]).filter((p) => !p?.startsWith('*'));
+    expect(allowed).toEqual(['git status', 'git status *', 'git diff', 'git diff *']);
+    expect(reviewer).toContain('Our policy.');
+    expect(reviewer).not.toContain('commands:');
+  });
 });

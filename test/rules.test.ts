@@ -266,6 +266,23 @@ const CASES: Record<string, Case[]> = {
         ),
     ],
   ],
+  'overlay-commands-narrow': [
+    [
+      "an overlay that adds a command to the reviewer's list",
+      () =>
+        problemsOf(
+          host({ '.gateline/overlays/reviewer.md': '---\ncommands: [git status, rm -rf]\n---\nPolicy.\n' }, { adapters: ['claude-code'] }),
+        ),
+    ],
+    [
+      'commands in _all.md',
+      () => problemsOf(host({ '.gateline/overlays/_all.md': '---\ncommands: [git status]\n---\n' }, { adapters: ['claude-code'] })),
+    ],
+    [
+      'commands for a role that lists none (the implementer)',
+      () => problemsOf(host({ '.gateline/overlays/implementer.md': '---\ncommands: [git status]\n---\n' }, { adapters: ['claude-code'] })),
+    ],
+  ],
   'session-only-on-resume': [
     [
       "'{session}' in headless args",

@@ -4,12 +4,16 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { locate } from '../src/render/context.ts';
+import type { Headless } from '../src/render/headless.ts';
 import { renderAll } from '../src/render/render.ts';
+import type { Role } from '../src/render/role.ts';
 import { type Adapter, loadAdapters } from '../src/up/adapter.ts';
 import { run } from '../src/up/cli.ts';
+import { grantArgs } from '../src/up/grants.ts';
 import { openRecord } from '../src/up/record.ts';
 import { loadRegistry } from '../src/up/registry.ts';
 import { runStep, StepError } from '../src/up/step.ts';
+import { loadWorkspace } from '../src/up/workspace.ts';
 import { checkout, copyTree, git, gitRepo, host, REPO, read, testdir } from './helpers.ts';
 
 // `gateline up` end to end, in-process, against fake runners: small Node scripts on a temp PATH
@@ -353,6 +357,28 @@ describe('gateline up --plan', () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(
       /\.gateline\/framework-lock\.json: does not select adapter 'gemini-cli'.*re-run the installer with --adapter gemini-cli/,
+    );
+  });
+});
+
+describe("the host's overlay narrows what gateline up grants", () => {
+  it('a reviewer narrowed to two commands is pre-approved for those two only; a widening overlay is refused', () => {
+    const dir = host(
+      { '.gateline/overlays/reviewer.md': '---\ncommands: [git status, git diff]\n---\n' },
+      { adapters: ['claude-code', 'opencode'] },
+    );
+    const ws = loadWorkspace({ start: dir, adapters: ['claude-code'], forced: {} });
+    const reviewer = ws.roles.find((r) => r.name === 'reviewer') as Role;
+    const claude = ws.adapters[0] as Adapter;
+    expect(grantArgs(claude.headless as Headless, reviewer)).toEqual([
+      '--allowedTools',
+      'Bash(git status:*)',
+      '--allowedTools',
+      'Bash(git diff:*)',
+    ]);
+    writeFileSync(join(dir, '.gateline/overlays/reviewer.md'), '---\ncommands: [git status, sh]\n---\n');
+    expect(() => loadWorkspace({ start: dir, adapters: ['claude-code'], forced: {} })).toThrow(
+      /'sh' is not among the commands of role 'reviewer'/,
     );
   });
 });

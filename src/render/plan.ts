@@ -4,7 +4,7 @@ import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
-import { type Overlay, readOverlay } from './overlay.ts';
+import { narrowedRole, type Overlay, readOverlay } from './overlay.ts';
 import { loadRole, type Role } from './role.ts';
 import { rules, toolsFor } from './rules.ts';
 
@@ -34,11 +34,12 @@ export function planRender(ctx: Context): Plan {
   const manifests = adaptersOf(ctx, problems);
   const inputs = inputsOf(ctx, problems);
   const owners = new Map<string, string>();
+  const checked = new Set<string>();
   const files: PlannedFile[] = [];
   for (const manifest of manifests) {
     if (!selected(ctx, manifest)) continue;
     for (const role of manifest.roles) {
-      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems });
+      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems, checked });
       if (file) files.push(file);
     }
   }
@@ -104,7 +105,7 @@ function inputsOf(ctx: Context, problems: Problem[]) {
   };
 }
 
-type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; problems: Problem[] };
+type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; problems: Problem[]; checked: Set<string> };
 
 /** One adapter × role: resolve the model, run the role rules, emit. Undefined when refused. */
 function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs): PlannedFile | undefined {
@@ -121,6 +122,12 @@ function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs
     });
     return undefined;
   }
+  const overlays = ctx.mode === 'host' ? [inputs.overlay('_all'), inputs.overlay(name)] : [];
+  const narrowed = inputs.checked.has(name) ? undefined : overlays.flatMap((o) => rules.overlayCommandsNarrow(spec, o));
+  inputs.checked.add(name);
+  problems.push(...(narrowed ?? []));
+  if (narrowed?.length) return undefined;
+  const role = narrowedRole(spec, overlays[1]);
   const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
   const refused = [
     ...rules.floor(spec, manifest),
@@ -130,7 +137,6 @@ function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs
   ];
   problems.push(...refused);
   if (refused.length) return undefined;
-  const overlays = ctx.mode === 'host' ? [inputs.overlay('_all'), inputs.overlay(name)] : [];
-  const content = emitAgent({ role: spec, manifest, model, tools: toolsFor(spec, manifest), overlays });
+  const content = emitAgent({ role, manifest, model, tools: toolsFor(role, manifest), overlays });
   return { path, adapter: manifest.adapter, role: name, content };
 }

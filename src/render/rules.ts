@@ -440,6 +440,28 @@ export const rules = {
     },
   ),
 
+  overlayCommandsNarrow: rule(
+    'overlay-commands-narrow',
+    "an overlay's commands: only narrow its role's list (a subset, in the role's own overlay), never add to it",
+    (
+      role: { name: string; file: string; commands?: readonly string[] },
+      overlay: { file: string; commands?: { list: string[]; line: number } },
+    ): Problem[] => {
+      if (!overlay.commands) return [];
+      const at = { file: overlay.file, line: overlay.commands.line };
+      if (overlay.file.endsWith('/_all.md'))
+        return [{ ...at, message: `commands narrow one role: set them in the role's own overlay, not in _all.md` }];
+      if (!role.commands)
+        return [{ ...at, message: `role '${role.name}' lists no commands (${role.file}), so an overlay cannot give its shell any` }];
+      return overlay.commands.list
+        .filter((command) => !role.commands?.includes(command))
+        .map((command) => ({
+          ...at,
+          message: `'${command}' is not among the commands of role '${role.name}' (${role.file}): an overlay may only narrow that list; pick from ${role.commands?.join(', ')}`,
+        }));
+    },
+  ),
+
   sessionOnlyOnResume: rule(
     'session-only-on-resume',
     "headless 'args' never pass '{session}': continuing a session without naming the agent again runs the runner's default agent",

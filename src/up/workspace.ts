@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { type Context, DEFAULT_PREFIX, locate } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
+import { narrowedRole, readOverlay } from '../render/overlay.ts';
 import { renderAll } from '../render/render.ts';
 import { loadRole, type Role } from '../render/role.ts';
+import { rules } from '../render/rules.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
 import { type Adapter, loadAdapters } from './adapter.ts';
 import { type Dispatch, dispatch, PIPELINE } from './dispatch.ts';
@@ -50,7 +52,15 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
   const adapters = loadAdapters(ctx.coreRoot, ctx.coreDisplay, options.adapters);
   const problems: Problem[] = [];
   const display = [ctx.coreDisplay, 'roles'].filter(Boolean).join('/');
-  const roles = PIPELINE.flatMap((name) => loadRole(join(ctx.coreRoot, 'roles'), display, name, problems) ?? []);
+  const specs = PIPELINE.flatMap((name) => loadRole(join(ctx.coreRoot, 'roles'), display, name, problems) ?? []);
+  // As the renderer does: a host's overlay may narrow a role's commands, and the grants follow it.
+  const roles = specs.map((role) => {
+    if (ctx.mode !== 'host') return role;
+    const file = `${ctx.prefix}/overlays/${role.name}.md`;
+    const overlay = readOverlay(join(ctx.root, file), file, problems);
+    problems.push(...rules.overlayCommandsNarrow(role, overlay));
+    return narrowedRole(role, overlay);
+  });
   if (problems.length) throw new FrameworkError(problems);
   const registryFile = [ctx.coreDisplay, 'registry', 'models.yaml'].filter(Boolean).join('/');
   const registry = loadRegistry(join(ctx.coreRoot, 'registry', 'models.yaml'), registryFile);

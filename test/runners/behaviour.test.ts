@@ -10,9 +10,9 @@ import { type Outcome, type Runner, runScenario, type ScenarioSpec } from './sce
 // What each runner DOES with the rendered agents, offline: the real CLI, started headless as
 // `gateline up` starts it, against a loopback mock model that tries one action. A forbidden action
 // must come back refused (or the tool must not be offered) and leave the tree byte-identical; an
-// allowed one must happen. Cells where a runner does the forbidden thing today are `it.fails`,
-// named with what must change (issue 10): they turn red once the gap closes, then become `it`.
-// Every scenario runs once, up front, a few at a time; the tests read the outcomes.
+// allowed one must happen, with the pre-approvals gateline up passes (src/up/grants.ts). A cell no
+// runner mechanism can refuse is asserted as happening, so docs/narrowing.md's "not enforceable"
+// stays true. Every scenario runs once, up front, a few at a time; the tests read the outcomes.
 
 const REPO = join(import.meta.dirname, '..', '..');
 const RUNNERS: Runner[] = ['opencode', 'claude-code', 'copilot'];
@@ -42,58 +42,37 @@ function capabilities(role: string): string[] {
 
 const allowed = (role: string, action: string) => NEEDS[action]?.every((c) => capabilities(role).includes(c)) ?? false;
 
-/** The forbidden cells the runner does today, each with what must change. */
-const GAPS: Record<string, string> = {
-  'opencode reviewer shell write':
-    'opencode: render the bash permission as a command-prefix allowlist ("*": deny first, then the role\'s prefixes, then "*>*": deny)',
-  'opencode verifier shell write':
-    'opencode: render the bash permission as a command-prefix allowlist ("*": deny first, then the role\'s prefixes, then "*>*": deny)',
-  ...Object.fromEntries(
-    ROLES.flatMap((role) => [
-      [`opencode ${role} read .env`, 'opencode: keep the *.env / *.env.* read deny rules (and *.env.example allow) after `read: allow`'],
-      [
-        `claude-code ${role} read .env`,
-        'Claude Code: deny Read(./.env) and Read(./.env.*) (project settings deny rules; they also stop `cat .env`)',
-      ],
-      [`copilot ${role} read .env`, 'Copilot CLI: no path rule for reads exists; refuse or document secret files as not enforceable'],
-    ]),
-  ),
-};
+/**
+ * Forbidden cells no mechanism of the runner can refuse: the test asserts the action happens, so
+ * the README's "not enforceable" stays true (it turns red if the runner gains a way).
+ */
+const NOT_ENFORCEABLE: Record<string, string> = Object.fromEntries(
+  ROLES.map((role) => [`copilot ${role} read .env`, 'Copilot CLI has no rule for reading a path']),
+);
 
-/** Allowed actions each role needs headless; today's gaps named. */
+/** Allowed actions each role needs headless, with the pre-approvals gateline up passes. */
 const ALLOWED: { name: string; role: string; action: Action; gap?: Partial<Record<Runner, string>> }[] = [
   {
     name: 'positive control: the implementer writes a file with the file tools',
     role: 'implementer',
     action: { kind: 'write' },
-    gap: {
-      'claude-code':
-        "gateline up: grant the implementer's edit/write headless (--allowedTools Write,Edit, or --permission-mode acceptEdits for roles with shell and write)",
-      copilot: "gateline up: grant the implementer's edit/write headless (--allow-tool write)",
-    },
   },
   {
     name: 'the reviewer runs git status',
     role: 'reviewer',
-    // Both Claude Code and Copilot CLI run read-only git commands headless without an allow rule.
     action: { kind: 'shell', command: 'git status' },
   },
   {
     name: "the verifier runs the project's check (npm test)",
     role: 'verifier',
     action: { kind: 'shell', command: 'npm test' },
-    gap: {
-      'claude-code': "gateline up: pass the role's command prefixes as --allowedTools 'Bash(npm test:*)'",
-      copilot: "gateline up: pass the role's command prefixes as --allow-tool 'shell(npm test)'",
-    },
   },
   {
     name: 'the planner fetches a URL',
     role: 'planner',
     action: { kind: 'fetch' },
     gap: {
-      'claude-code': "gateline up: grant the planner's web tools headless (--allowedTools WebFetch)",
-      copilot: "gateline up: grant the planner's web tools headless (--allow-url for the hosts it may read)",
+      copilot: 'Copilot CLI approves URLs per host (--allow-url), and a role has no list of hosts yet',
     },
   },
 ];
@@ -108,16 +87,20 @@ const WIDE: Record<string, string> = {
 /** The action the unnarrowed agent does where the shipped roles cannot (so the suite can fail). */
 const NEGATIVE: Record<Runner, string> = { opencode: 'file write', 'claude-code': 'delegate', copilot: 'delegate' };
 
-// --- command allowlists: the spellings issue 10 would render, tried on the real CLIs ---------
+// --- runner facts: the spellings the renderer and gateline up rely on, tried on the real CLIs --
 
 const rendered = (path: string) => readFileSync(join(REPO, path), 'utf8');
+/** The rendered opencode reviewer with one permission block replaced by an experiment. */
+const opencodeReviewer = (key: string, block: string) => {
+  const text = rendered('.opencode/agents/reviewer.md');
+  const replaced = text.replace(new RegExp(`^ {2}${key}:(?: allow\\n|\\n(?: {4}.*\\n)+)`, 'm'), block);
+  if (replaced === text) throw new Error(`no ${key} block in the rendered reviewer`);
+  return replaced;
+};
 const opencodeAllowlist = (extra = '') =>
-  rendered('.opencode/agents/reviewer.md').replace(
-    '  bash: allow\n',
-    `  bash:\n    "*": deny\n    "git status*": allow\n    "git diff*": allow\n${extra}`,
-  );
-const opencodeEnvDeny = rendered('.opencode/agents/reviewer.md').replace(
-  '  read: allow\n',
+  opencodeReviewer('bash', `  bash:\n    "*": deny\n    "git status*": allow\n    "git diff*": allow\n${extra}`);
+const opencodeEnvDeny = opencodeReviewer(
+  'read',
   '  read:\n    "*": allow\n    "*.env": deny\n    "*.env.*": deny\n    "*.env.example": allow\n',
 );
 const claudeEnvDeny = { '.claude/settings.json': JSON.stringify({ permissions: { deny: ['Read(./.env)', 'Read(./.env.*)'] } }) };
@@ -336,7 +319,7 @@ for (const runner of RUNNERS) {
   for (const cell of ALLOWED) jobs.set(key(runner, cell.role, cell.name), { runner, role: cell.role, action: cell.action });
   jobs.set(key(runner, 'wide', NEGATIVE[runner]), { runner, role: 'wide', action: ACTIONS[NEGATIVE[runner]] as Action, files: WIDE });
 }
-for (const fact of FACTS) jobs.set(fact.name, fact.spec);
+for (const fact of FACTS) jobs.set(fact.name, { ...fact.spec, grants: false });
 
 const outcomes = new Map<string, Outcome | Error>();
 
@@ -389,8 +372,12 @@ for (const runner of RUNNERS) {
       for (const action of Object.keys(ACTIONS)) {
         if (allowed(role, action)) continue; // the allowed cells are below
         const name = key(runner, role, action);
-        const gap = GAPS[name];
-        if (gap) it.fails(`${role}: ${action} (issue 10: ${gap})`, () => assertRefused(outcome(name)));
+        const why = NOT_ENFORCEABLE[name];
+        if (why)
+          it(`${role}: ${action} is not enforceable (${why}): the action happens`, () => {
+            const o = outcome(name);
+            expect(o.verdict, explain(o)).toBe('done');
+          });
         else it(`${role}: ${action}`, () => assertRefused(outcome(name)));
       }
     }
@@ -412,13 +399,13 @@ for (const runner of RUNNERS) {
         expect(o.verdict, explain(o)).toBe('done');
       };
       const gap = cell.gap?.[runner];
-      if (gap) it.fails(`${cell.name} (issue 10: ${gap})`, check);
+      if (gap) it.fails(`${cell.name} (not granted headless: ${gap})`, check);
       else it(cell.name, check);
     }
   });
 }
 
-describe('runner facts behind the issue 10 design (allowlist spellings, secret-file rules)', () => {
+describe('runner facts behind the rendering and the grants (allowlist spellings, secret-file rules)', () => {
   for (const fact of FACTS) {
     it(fact.name, () => {
       const o = outcome(fact.name);

@@ -3,8 +3,11 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Headless } from '../../src/render/headless.ts';
+import { loadRole } from '../../src/render/role.ts';
 import { type Adapter, loadAdapters } from '../../src/up/adapter.ts';
 import { invocation } from '../../src/up/argv.ts';
+import { grantArgs } from '../../src/up/grants.ts';
 import { assertNoBypass } from '../../src/up/guard.ts';
 import { needsPrimaryCopy, PRIMARY_PREFIX, primaryCopy } from '../../src/up/primary.ts';
 import { binOf } from './install.ts';
@@ -32,6 +35,8 @@ export interface ScenarioSpec {
   action: Action;
   /** Files written into the repository before its first commit (a widened agent, settings). */
   files?: Record<string, string>;
+  /** false: run without the pre-approvals gateline up gives the role (to observe the runner itself). */
+  grants?: boolean;
   /** Extra runner arguments (only for experiments: the suite's scenarios use none). */
   extraArgs?: string[];
   timeoutMs?: number;
@@ -155,7 +160,10 @@ export async function runScenario(spec: ScenarioSpec): Promise<Outcome> {
       const rendered = readFileSync(join(dir, agentFile(spec.runner, spec.role)), 'utf8');
       const model = /^model: (.+)$/m.exec(rendered)?.[1]?.trim() ?? FALLBACK_MODEL[spec.runner];
       const { env, agent } = setUp(spec.runner, spec.role, rendered, home, mock);
-      const inv = invocation(adapter(spec.runner), { prompt: 'gateline behaviour scenario: do the task.', role: agent, model });
+      // The pre-approvals gateline up gives this role (none for a hand-made agent).
+      const role = spec.grants === false ? undefined : loadRole(join(REPO, 'roles'), 'roles', spec.role, []);
+      const grants = role && adapter(spec.runner).headless ? grantArgs(adapter(spec.runner).headless as Headless, role) : [];
+      const inv = invocation(adapter(spec.runner), { prompt: 'gateline behaviour scenario: do the task.', role: agent, model, grants });
       const args = [...inv.args, ...isolation(spec.runner), ...(spec.extraArgs ?? [])];
       assertNoBypass(inv.command, args, `behaviour scenario ${spec.runner}`);
       const before = treeHashes(dir);
@@ -235,11 +243,11 @@ function setUp(
       BUN_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
     };
     if (!needsPrimaryCopy(rendered)) return { env, agent: role };
-    // As gateline up does (src/up/lanes.ts): a primary copy in a temporary OPENCODE_CONFIG_DIR.
+    // As gateline up does (src/up/lanes.ts): a primary copy in the folder headless.config_dir_env names.
     const configDir = join(home, 'gateline-opencode');
     mkdirSync(join(configDir, 'agents'), { recursive: true });
     writeFileSync(join(configDir, 'agents', `${PRIMARY_PREFIX}${role}.md`), primaryCopy(rendered, role));
-    return { env: { ...env, OPENCODE_CONFIG_DIR: configDir }, agent: `${PRIMARY_PREFIX}${role}` };
+    return { env: { ...env, [adapter(runner).headless?.configDirEnv as string]: configDir }, agent: `${PRIMARY_PREFIX}${role}` };
   }
   if (runner === 'claude-code') {
     return {
