@@ -72,6 +72,7 @@ const ALLOWED: { name: string; role: string; action: Action; gap?: Partial<Recor
     role: 'planner',
     action: { kind: 'fetch' },
     gap: {
+      'claude-code': 'Claude Code asks claude.ai whether each domain is safe before WebFetch, which an offline run cannot reach',
       copilot: 'Copilot CLI approves URLs per host (--allow-url), and a role has no list of hosts yet',
     },
   },
@@ -227,8 +228,8 @@ const FACTS: Fact[] = [
     verdict: 'refused',
   },
   {
-    name: 'Claude Code with an unnarrowed agent (the runner default) reads .env: nothing to keep',
-    spec: { runner: 'claude-code', role: 'wide', action: ACTIONS['read .env'] as Action, files: WIDE },
+    name: 'Claude Code with an unnarrowed agent and no deny rules (the runner default) reads .env: nothing to keep',
+    spec: { runner: 'claude-code', role: 'wide', action: ACTIONS['read .env'] as Action, files: WIDE, dropArgs: ['--settings'] },
     verdict: 'done',
   },
   {

@@ -37,6 +37,8 @@ export interface ScenarioSpec {
   files?: Record<string, string>;
   /** false: run without the pre-approvals gateline up gives the role (to observe the runner itself). */
   grants?: boolean;
+  /** Flags removed, with their value, from the manifest's arguments (to observe a runner default). */
+  dropArgs?: string[];
   /** Extra runner arguments (only for experiments: the suite's scenarios use none). */
   extraArgs?: string[];
   timeoutMs?: number;
@@ -164,7 +166,8 @@ export async function runScenario(spec: ScenarioSpec): Promise<Outcome> {
       const role = spec.grants === false ? undefined : loadRole(join(REPO, 'roles'), 'roles', spec.role, []);
       const grants = role && adapter(spec.runner).headless ? grantArgs(adapter(spec.runner).headless as Headless, role) : [];
       const inv = invocation(adapter(spec.runner), { prompt: 'gateline behaviour scenario: do the task.', role: agent, model, grants });
-      const args = [...inv.args, ...isolation(spec.runner), ...(spec.extraArgs ?? [])];
+      const kept = inv.args.filter((a, i) => !spec.dropArgs?.includes(a) && !spec.dropArgs?.includes(inv.args[i - 1] as string));
+      const args = [...kept, ...isolation(spec.runner), ...(spec.extraArgs ?? [])];
       assertNoBypass(inv.command, args, `behaviour scenario ${spec.runner}`);
       const before = treeHashes(dir);
       const run = await start(binOf(spec.runner), args, dir, env, spec.timeoutMs ?? 120_000);
