@@ -7,18 +7,18 @@ import { checkout, gateline, MAIN, read, snapshot } from './helpers.ts';
 describe('render', () => {
   it('writes only files whose content changed, leaves no temp files, and is idempotent', () => {
     const dir = checkout();
-    expect(gateline(['render'], dir).stdout).toMatch(/17 written, 0 removed, 0 up to date/);
+    expect(gateline(['render'], dir).stdout).toMatch(/15 written, 0 removed, 0 up to date/);
     const old = new Date('2020-01-01');
     for (const f of readdirSync(join(dir, '.claude/agents'))) utimesSync(join(dir, '.claude/agents', f), old, old);
     writeFileSync(join(dir, 'roles/reviewer.md'), read(dir, 'roles/reviewer.md').replace('# Reviewer', '# Reviewer (changed)'));
     const run = gateline(['render'], dir);
     expect(run.stdout).toMatch(/wrote \.claude\/agents\/reviewer\.md/);
-    expect(run.stdout).toMatch(/4 written, 0 removed, 13 up to date/);
+    expect(run.stdout).toMatch(/3 written, 0 removed, 12 up to date/);
     expect(statSync(join(dir, '.claude/agents/planner.md')).mtime).toEqual(old);
     expect(statSync(join(dir, '.claude/agents/reviewer.md')).mtime).not.toEqual(old);
     expect(readdirSync(join(dir, '.claude/agents')).sort()).toEqual(['implementer.md', 'planner.md', 'reviewer.md', 'verifier.md']);
     const before = snapshot(dir);
-    expect(gateline(['render'], dir).stdout).toMatch(/0 written, 0 removed, 17 up to date/);
+    expect(gateline(['render'], dir).stdout).toMatch(/0 written, 0 removed, 15 up to date/);
     expect(snapshot(dir)).toEqual(before);
   });
 
@@ -100,7 +100,7 @@ describe('render --check', () => {
     const dir = checkout();
     const stale = JSON.parse(gateline(['render', '--check', '--json'], dir).stdout);
     expect(stale).toMatchObject({ command: 'render', check: true, ok: false, mode: 'framework' });
-    expect(stale.files).toHaveLength(17);
+    expect(stale.files).toHaveLength(15);
     expect(stale.files[0]).toEqual({ path: '.claude/agents/planner.md', status: 'missing', adapter: 'claude-code', role: 'planner' });
     gateline(['render'], dir);
     const fresh = JSON.parse(gateline(['render', '--check', '--json'], dir).stdout);

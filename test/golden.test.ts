@@ -31,6 +31,9 @@ const ADAPTERS = {
 };
 const SUFFIX: Record<string, string> = { copilot: '.agent.md' };
 const ROLES = ['planner', 'implementer', 'reviewer', 'verifier'];
+// Gemini CLI cannot hold a shell to a command list, so the roles that list commands are not rendered
+// for it (rule commands-narrow-the-shell).
+const NOT_RENDERED: Record<string, string[]> = { 'gemini-cli': ['reviewer', 'verifier'] };
 
 describe('golden files: every shipped adapter x role', () => {
   const dir = checkout();
@@ -38,9 +41,10 @@ describe('golden files: every shipped adapter x role', () => {
   it('renders', () => expect(run.code, run.stderr).toBe(0));
   for (const [adapter, out] of Object.entries(ADAPTERS)) {
     for (const role of ROLES) {
-      it(`${adapter} ${role}`, () => {
-        matchesGolden(read(dir, `${out}/${role}${SUFFIX[adapter] ?? '.md'}`), `${adapter}/${role}.md`);
-      });
+      const file = `${out}/${role}${SUFFIX[adapter] ?? '.md'}`;
+      if (NOT_RENDERED[adapter]?.includes(role))
+        it(`${adapter} ${role} is not rendered`, () => expect(existsSync(join(dir, file)), file).toBe(false));
+      else it(`${adapter} ${role}`, () => matchesGolden(read(dir, file), `${adapter}/${role}.md`));
     }
   }
   it('codex implementer', () => {
@@ -54,6 +58,7 @@ describe('golden files: overlays', () => {
     const dir = host({ '.gateline/overlays/_all.md': stub, '.gateline/overlays/reviewer.md': `${stub}\n<!--\nmulti-line\n-->\n` });
     expect(gateline(['render'], dir).code).toBe(0);
     for (const [adapter, out] of Object.entries(ADAPTERS)) {
+      if (NOT_RENDERED[adapter]?.includes('reviewer')) continue;
       expect(read(dir, `${out}/reviewer${SUFFIX[adapter] ?? '.md'}`)).toBe(read(GOLDEN, `${adapter}/reviewer.md`));
     }
   });

@@ -109,7 +109,7 @@ describe('create-gateline prompts', () => {
       '.gateline/framework-lock.json',
       '.claude/agents/reviewer.md',
       '.opencode/agents/reviewer.md',
-      '.gemini/agents/reviewer.md',
+      '.gemini/agents/implementer.md',
       '.git/hooks/pre-commit',
     ]) {
       expect(existsSync(join(dir, path)), path).toBe(true);

@@ -31,7 +31,7 @@ describe('create-gateline --yes in a fresh repository', () => {
       '.git/hooks/pre-commit',
       '.claude/agents/reviewer.md',
       '.opencode/agents/reviewer.md',
-      '.gemini/agents/reviewer.md',
+      '.gemini/agents/implementer.md',
     ]) {
       expect(existsSync(join(dir, path)), path).toBe(true);
       if (!path.startsWith('.git/')) expect(run.stdout).toContain(`  ${path}`);

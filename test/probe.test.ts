@@ -182,7 +182,7 @@ describe('gateline doctor', () => {
     mkdirSync(join(home, '.codex'), { recursive: true });
     writeFileSync(join(home, '.codex/config.toml'), `[projects."${dir}"]\ntrust_level = "trusted"\n`);
     const acks: Record<string, string> = {};
-    for (const role of adapters.includes('gemini-cli') ? ['planner', 'implementer', 'reviewer', 'verifier'] : []) {
+    for (const role of adapters.includes('gemini-cli') ? ['planner', 'implementer'] : []) {
       acks[role] = createHash('sha256')
         .update(readFileSync(join(dir, `.gemini/agents/${role}.md`)))
         .digest('hex');
@@ -268,7 +268,7 @@ describe('gateline doctor', () => {
     const env = envWith(bin, { HOME: testdir(), CODEX_HOME: testdir() });
     const bad = await failing(dir, env);
     expect(bad.map((f) => f.id)).toEqual(['gemini-ack', 'codex-trust']);
-    expect(bad[0]?.message).toMatch(/4 are new or changed: .*planner/);
+    expect(bad[0]?.message).toMatch(/2 are new or changed: .*planner/);
     expect(bad[1]?.fix).toContain(`[projects."${dir}"]`);
     const out = collect();
     expect(await runDoctor([], { stdout: out.stream, stderr: out.stream, cwd: dir, env })).toBe(1);

@@ -99,9 +99,11 @@ describe('dispatch with several adapters: the pins are enforced', () => {
   });
 
   it('takes the first adapter, in --adapter order, among those that satisfy the pins', () => {
-    expect(table(['claude-code', 'gemini-cli', 'opencode']).slice(2)).toEqual([
-      'reviewer gemini-cli gemini-3.1-pro-preview google ok',
-      'verifier gemini-cli gemini-3.5-flash google ok',
+    // Copilot comes first: it keeps the verifier (gpt-5.1, openai); its reviewer model is Anthropic's,
+    // the implementer's vendor, so the reviewer goes on to opencode.
+    expect(table(['claude-code', 'copilot', 'opencode']).slice(2)).toEqual([
+      'reviewer opencode openrouter/moonshotai/kimi-k2 moonshotai ok',
+      'verifier copilot gpt-5.1 openai ok',
     ]);
   });
 

@@ -540,19 +540,25 @@ describe('gateline up "<task>"', () => {
         writeFileSync(file, read(d, 'adapters/gemini-cli/manifest.json').replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"'));
       });
     const f = fakes();
-    const refused = await up(templated(), ['task', '--adapter', 'gemini-cli'], f.env);
+    // Gemini CLI renders the planner and implementer only; Claude Code takes the reviewer and verifier.
+    const both = ['--adapter', 'gemini-cli', '--adapter', 'claude-code'];
+    const refused = await up(templated(), ['task', ...both], f.env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /cannot run the reviewer narrowed on gemini-cli: it takes no agent file[\s\S]*--accept-unnarrowed gemini-cli/,
+      /cannot run the planner narrowed on gemini-cli: it takes no agent file[\s\S]*--accept-unnarrowed gemini-cli/,
     );
     expect(f.entries()).toEqual([]);
 
     const dir = templated();
-    const r = await up(dir, ['task', '--adapter', 'gemini-cli', '--accept-unnarrowed', 'gemini-cli'], f.env);
+    const r = await up(dir, ['task', ...both, '--accept-unnarrowed', 'gemini-cli'], f.env);
     expect(r.code).toBe(0);
     const bindings = JSON.parse(readFileSync(join(runDir(dir), 'bindings.json'), 'utf8'));
-    for (const b of bindings.bindings) expect(b.how, b.role).toMatch(/^instructions in the prompt \(no agent flag\)/);
-    for (const e of f.entries()) {
+    const onGemini = bindings.bindings.filter((b: { adapter: string }) => b.adapter === 'gemini-cli');
+    expect(onGemini.map((b: { role: string }) => b.role)).toEqual(['planner', 'implementer']);
+    for (const b of onGemini) expect(b.how, b.role).toMatch(/^instructions in the prompt \(no agent flag\)/);
+    const gemini = f.entries().filter((e) => e.runner === 'gemini');
+    expect(gemini.length).toBeGreaterThan(0);
+    for (const e of gemini) {
       expect(e.argv).not.toContain('--agent');
       expect(e.argv[1]).toMatch(new RegExp(`^\\(as ${e.role}\\) gateline up: you are the ${e.role}`));
       if (e.call === 0) expect(e.argv[1]).toMatch(/# Your role's instructions/);
@@ -757,7 +763,9 @@ describe('gateline up failures', () => {
       ['claude', 'claude-code'],
     ] as const) {
       const f = fakes({ fail: [{ runner, role: 'planner', mode: 'garbage' }] });
-      const r = await up(dir, ['task', '--adapter', adapter, '--accept-unnarrowed', adapter], f.env);
+      // Gemini CLI renders no reviewer or verifier: Claude Code takes them; the planner fails first.
+      const others = adapter === 'gemini-cli' ? ['--adapter', 'claude-code'] : [];
+      const r = await up(dir, ['task', '--adapter', adapter, ...others, '--accept-unnarrowed', adapter], f.env);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
         new RegExp(

@@ -250,18 +250,19 @@ export const rules = {
 
   commandsNarrowTheShell: rule(
     'commands-narrow-the-shell',
-    'a role that lists commands is not rendered with the whole shell where the agent file could hold patterns but the manifest gives none',
+    'a role that lists commands is rendered only where its shell can be held to them: patterns in the agent file, or per-command grants of a headless run',
     (
       role: RoleInput & { commands?: readonly string[] },
-      adapter: AdapterInput & { toolsStyle: string; shellCommands?: unknown },
+      adapter: AdapterInput & { shellCommands?: unknown; headless?: { commandGrant?: unknown } },
     ): Problem[] =>
-      role.commands && role.capabilities.includes('shell') && adapter.toolsStyle === 'permission-map' && !adapter.shellCommands
+      role.commands && role.capabilities.includes('shell') && !adapter.shellCommands && !adapter.headless?.commandGrant
         ? [
             {
               file: adapter.file,
               message:
-                `role '${role.name}' lists the commands its shell may run, but ${adapter.adapter} has no 'shell_commands' to render them: ` +
-                `its shell would be whole. Add 'shell_commands', or drop '${role.name}' from this adapter's roles`,
+                `role '${role.name}' may run only its listed commands, but ${adapter.adapter} cannot hold a shell to a list ` +
+                `(no 'shell_commands' for the agent file, no 'headless.command_grant' for a headless run), so its shell would be whole. ` +
+                `Drop '${role.name}' from this adapter's roles, or add one of the two`,
             },
           ]
         : [],
