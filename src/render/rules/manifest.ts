@@ -1,0 +1,211 @@
+import { checkRelativePath } from '../../shared/paths.ts';
+import type { Problem } from '../../shared/problem.ts';
+import { lineOfJsonKey } from '../../shared/text.ts';
+import { type ManifestInput, rule } from './rule.ts';
+
+// The rules a manifest must pass on its own, and the control-character rule for every value
+// written into an agent file.
+
+// Keys that grant tools or permissions, or load code or memory, in some runner. extra_frontmatter
+// may never set them: they would widen a role past its capabilities. Compared without case, '-', '_'.
+const GRANTING_KEYS = [
+  'tools',
+  'allowedtools',
+  'disallowedtools',
+  'permission',
+  'permissions',
+  'permissionmode',
+  'sandboxmode',
+  'approvalpolicy',
+  'approvalmode',
+  'defaultpermissions',
+  'websearch',
+  'mcpservers',
+  'mcp',
+  'hooks',
+  'memory',
+  'skills',
+  'yolo',
+  'bypasspermissions',
+  'dangerouslyskippermissions',
+  'options',
+  'kind',
+  'agentcardurl',
+  'agentcardjson',
+];
+// Keys the renderer writes itself from the role spec.
+const RENDERED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
+
+/** A runner tool name: a word, optionally with a parenthesised rule (`Bash(git diff:*)`). */
+// Inside the parentheses: no ',' (runners split tool lists on it) and no '#' (YAML comments).
+const TOOL_NAME = /^[A-Za-z0-9_.\-/]+(\([^()\n"\\,#]*\))?$/;
+/** A parenthesised rule that matches everything (`Bash(*)`) is the bare tool: a wildcard too. */
+const WILDCARD_RULE = /\(\s*[*?:\s]*\)$/;
+const isWildcard = (tool: string) => /[*?]/.test(tool.replace(/\(.*\)$/, '')) || WILDCARD_RULE.test(tool);
+
+// C0 and C1 controls, DEL, the Unicode line and paragraph separators, and unpaired surrogates:
+// each is read as a line break by some YAML parser, or makes a TOML file invalid.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Every string of a manifest that the renderer writes into an agent file, with its key. */
+export function manifestValues(m: ManifestInput): { file: string; line?: number; what: string; value: string }[] {
+  const out: { file: string; line?: number; what: string; value: string }[] = [];
+  const add = (key: string, name: string, value: unknown) => {
+    if (typeof value === 'string') out.push({ file: m.file, line: lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
+  };
+  for (const [cap, tool] of mappedTools(m)) add('tool_map', cap, tool);
+  for (const key of ['model_map', 'model_overrides', 'extra_frontmatter']) {
+    const obj = m.json[key];
+    if (typeof obj === 'object' && obj !== null) for (const [name, value] of Object.entries(obj)) add(key, name, value);
+  }
+  return out;
+}
+
+const keyProblem = (m: ManifestInput, key: string, message: string): Problem => ({
+  file: m.file,
+  line: lineOfJsonKey(m.text, key),
+  message: `'${key}' ${message}`,
+});
+
+/** Each (capability, tool) pair of a manifest's tool_map that is an array of strings. */
+function mappedTools(m: ManifestInput): [string, string][] {
+  const map = m.json.tool_map;
+  if (typeof map !== 'object' || map === null) return [];
+  return Object.entries(map).flatMap(([cap, tools]) =>
+    Array.isArray(tools) ? tools.filter((t): t is string => typeof t === 'string').map((t): [string, string] => [cap, t]) : [],
+  );
+}
+
+function extraKeys(m: ManifestInput): string[] {
+  const extra = m.json.extra_frontmatter;
+  return typeof extra === 'object' && extra !== null && !Array.isArray(extra) ? Object.keys(extra) : [];
+}
+
+const norm = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+export const manifestRules = {
+  outputDirInRepo: rule(
+    'output-dir-in-repo',
+    "output_dir is relative, without '..', empty parts or .git",
+    (m: ManifestInput): Problem[] => {
+      const problems: Problem[] = [];
+      const dir = m.json.output_dir;
+      if (typeof dir === 'string' && dir !== '') checkRelativePath(dir, (message) => problems.push(keyProblem(m, 'output_dir', message)));
+      return problems;
+    },
+  ),
+
+  filenameIsAName: rule(
+    'filename-is-a-name',
+    "filename holds '{role}', no path separator, and does not start with '.'",
+    (m: ManifestInput): Problem[] => {
+      const name = m.json.filename;
+      if (typeof name !== 'string' || name === '') return [];
+      const problems: Problem[] = [];
+      if (!name.includes('{role}')) problems.push(keyProblem(m, 'filename', "must contain '{role}'"));
+      if (/[/\\]/.test(name)) problems.push(keyProblem(m, 'filename', 'must be a file name, without path separators'));
+      if (name.replaceAll('{role}', 'x').startsWith('.')) problems.push(keyProblem(m, 'filename', "must not start with '.'"));
+      return problems;
+    },
+  ),
+
+  noWildcardTools: rule(
+    'no-wildcard-tools',
+    'tool_map never maps to a wildcard (`*`, `Bash(*)`), which grants tools no capability declared',
+    (m: ManifestInput): Problem[] =>
+      mappedTools(m)
+        .filter(([, tool]) => isWildcard(tool))
+        .map(([cap, tool]) =>
+          keyProblem(m, 'tool_map', `'${cap}' maps to the wildcard '${tool}', which grants tools no capability declared`),
+        ),
+  ),
+
+  plainToolNames: rule(
+    'plain-tool-names',
+    'a tool is a plain name with at most one parenthesised rule, nothing a runner would split or comment out',
+    (m: ManifestInput): Problem[] =>
+      mappedTools(m)
+        .filter(([, tool]) => !isWildcard(tool) && !TOOL_NAME.test(tool))
+        .map(([cap, tool]) => keyProblem(m, 'tool_map', `'${cap}' maps to '${tool}', which is not a plain tool name`)),
+  ),
+
+  permissionNamesArePlain: rule(
+    'permission-names-are-plain',
+    'a permission-map adapter maps to plain permission names: a `(...)` rule would be a key of its own',
+    (m: ManifestInput): Problem[] =>
+      m.json.tools_style !== 'permission-map'
+        ? []
+        : mappedTools(m)
+            .filter(([, tool]) => tool.includes('(') && !isWildcard(tool) && TOOL_NAME.test(tool))
+            .map(([cap, tool]) => keyProblem(m, 'tool_map', `'${cap}' maps to '${tool}': permission-map tools are plain permission names`)),
+  ),
+
+  extraFrontmatterGrantsNothing: rule(
+    'extra-frontmatter-grants-nothing',
+    'extra_frontmatter never sets a key that grants tools or permissions, or loads hooks, memory or servers',
+    (m: ManifestInput): Problem[] =>
+      extraKeys(m)
+        .filter((key) => GRANTING_KEYS.includes(norm(key)))
+        .map((key) =>
+          keyProblem(
+            m,
+            'extra_frontmatter',
+            `may not set '${key}': it grants tools or permissions, which come only from the role's capabilities`,
+          ),
+        ),
+  ),
+
+  extraFrontmatterKeepsRenderedKeys: rule(
+    'extra-frontmatter-keeps-rendered-keys',
+    'extra_frontmatter never sets name, description, model or developer_instructions, which come from the role',
+    (m: ManifestInput): Problem[] =>
+      extraKeys(m)
+        .filter((key) => RENDERED_KEYS.includes(norm(key)))
+        .map((key) => keyProblem(m, 'extra_frontmatter', `may not set '${key}': the renderer writes it from the role spec`)),
+  ),
+
+  noControlCharacters: rule(
+    'no-control-characters',
+    'no value that lands in YAML frontmatter or TOML holds a control character, line separator or lone surrogate (a runner would read a line break, or drop the file)',
+    (values: { file: string; line?: number; what: string; value: string }[]): Problem[] =>
+      values
+        .filter((v) => CONTROL.test(v.value))
+        .map((v) => ({
+          file: v.file,
+          ...(v.line ? { line: v.line } : {}),
+          message: `${v.what} holds a control character, line separator or lone surrogate (${JSON.stringify(v.value)}): remove it`,
+        })),
+  ),
+
+  commandPatternsStartWithCommand: rule(
+    'command-patterns-start-with-command',
+    "shell_commands and permission_denies belong to permission-map adapters, and every allowed pattern starts with '{command}' (nothing may run before a listed command)",
+    (m: ManifestInput): Problem[] => {
+      const problems: Problem[] = [];
+      for (const key of ['shell_commands', 'permission_denies']) {
+        if (m.json[key] !== undefined && m.json.tools_style !== 'permission-map')
+          problems.push(keyProblem(m, key, "is only for 'permission-map' adapters, whose agent files hold patterns"));
+      }
+      const shell = m.json.shell_commands as { allow?: unknown } | undefined;
+      for (const pattern of Array.isArray(shell?.allow) ? shell.allow : []) {
+        if (typeof pattern !== 'string') continue;
+        if (!pattern.startsWith('{command}') || pattern.split('{command}').length !== 2)
+          problems.push(keyProblem(m, 'shell_commands', `allows '${pattern}', which must start with '{command}' and name it once`));
+      }
+      return problems;
+    },
+  ),
+
+  sessionOnlyOnResume: rule(
+    'session-only-on-resume',
+    "headless 'args' never pass '{session}': continuing a session without naming the agent again runs the runner's default agent",
+    (m: ManifestInput): Problem[] => {
+      const headless = m.json.headless as { args?: unknown } | undefined;
+      const args = Array.isArray(headless?.args) ? headless.args : [];
+      return args.some((a) => typeof a === 'string' && a.includes('{session}'))
+        ? [keyProblem(m, 'headless', "has '{session}' in 'args': it belongs in 'resume_args' only")]
+        : [];
+    },
+  ),
+};

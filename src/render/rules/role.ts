@@ -1,0 +1,166 @@
+import type { Capability } from '../../shared/capabilities.ts';
+import type { Problem } from '../../shared/problem.ts';
+import { type AdapterInput, type RoleInput, rule } from './rule.ts';
+
+// The rules that hold one role to its capabilities for one adapter: floors, shared-tool leaks,
+// command lists, and one path per adapter.
+
+export const roleRules = {
+  floor: rule(
+    'floor',
+    "a role lacking a capability the runner cannot withhold (the manifest's floor) is refused, not widened",
+    (role: RoleInput, adapter: AdapterInput): Problem[] =>
+      Object.entries(adapter.floor)
+        .filter(([cap]) => !role.capabilities.includes(cap as Capability))
+        .map(([cap, why]) => ({
+          file: adapter.file,
+          message:
+            `role '${role.name}' cannot be rendered for ${adapter.adapter}: it lacks '${cap}', which ${adapter.adapter} cannot withhold (${why}). ` +
+            `Grant the role '${cap}' in ${role.file}, or drop '${role.name}' from this adapter's roles`,
+        })),
+  ),
+
+  noCapabilityLeak: rule(
+    'no-capability-leak',
+    'a tool the role gets is not also mapped from a capability the role lacks',
+    (role: RoleInput, adapter: AdapterInput): Problem[] => {
+      const problems: Problem[] = [];
+      for (const tool of toolsFor(role, adapter)) {
+        const from = sourcesOf(adapter).get(baseName(tool)) ?? [];
+        const leaked = from.filter((cap) => !role.capabilities.includes(cap as Capability));
+        if (leaked.length === 0) continue;
+        const held = from.filter((cap) => !leaked.includes(cap));
+        const lacking = leaked.join("', '");
+        problems.push({
+          file: adapter.file,
+          message:
+            `role '${role.name}' would leak capability '${lacking}': tool '${tool}' is mapped from '${held.join("', '")}' ` +
+            `(which the role has) and from '${lacking}' (which it lacks). ` +
+            `Grant the role '${lacking}' in ${role.file}, or drop '${role.name}' from this adapter's roles`,
+        });
+      }
+      return problems;
+    },
+  ),
+
+  commandsNarrowTheShell: rule(
+    'commands-narrow-the-shell',
+    'a role that lists commands is rendered only where its shell can be held to them: patterns in the agent file, or per-command grants of a headless run',
+    (
+      role: RoleInput & { commands?: readonly string[] },
+      adapter: AdapterInput & { shellCommands?: unknown; headless?: { commandGrant?: unknown } },
+    ): Problem[] =>
+      role.commands && role.capabilities.includes('shell') && !adapter.shellCommands && !adapter.headless?.commandGrant
+        ? [
+            {
+              file: adapter.file,
+              message:
+                `role '${role.name}' may run only its listed commands, but ${adapter.adapter} cannot hold a shell to a list ` +
+                `(no 'shell_commands' for the agent file, no 'headless.command_grant' for a headless run), so its shell would be whole. ` +
+                `Drop '${role.name}' from this adapter's roles, or add one of the two`,
+            },
+          ]
+        : [],
+  ),
+
+  commandPrefixesArePlain: rule(
+    'command-prefixes-are-plain',
+    "a role's `commands` are plain command prefixes: words without wildcards or shell metacharacters, and the role has `shell`",
+    (spec: { file: string; line: number; commands: readonly string[]; capabilities: readonly Capability[] }): Problem[] => {
+      const at = { file: spec.file, line: spec.line };
+      const problems: Problem[] = [];
+      if (!spec.capabilities.includes('shell'))
+        problems.push({
+          ...at,
+          message: "'commands' lists what the shell may run, but the role has no 'shell' capability: add it, or drop 'commands'",
+        });
+      for (const command of spec.commands) {
+        const why = commandFlaw(command);
+        if (why) problems.push({ ...at, message: `'commands' lists ${JSON.stringify(command)}: ${why}` });
+      }
+      if (new Set(spec.commands).size !== spec.commands.length) problems.push({ ...at, message: "'commands' lists a prefix twice" });
+      return problems;
+    },
+  ),
+
+  overlayCommandsNarrow: rule(
+    'overlay-commands-narrow',
+    "an overlay's commands: only narrow its role's list (a subset, in the role's own overlay), never add to it",
+    (
+      role: { name: string; file: string; commands?: readonly string[] },
+      overlay: { file: string; commands?: { list: string[]; line: number } },
+    ): Problem[] => {
+      if (!overlay.commands) return [];
+      const at = { file: overlay.file, line: overlay.commands.line };
+      if (overlay.file.endsWith('/_all.md'))
+        return [{ ...at, message: `commands narrow one role: set them in the role's own overlay, not in _all.md` }];
+      if (!role.commands)
+        return [{ ...at, message: `role '${role.name}' lists no commands (${role.file}), so an overlay cannot give its shell any` }];
+      return overlay.commands.list
+        .filter((command) => !role.commands?.includes(command))
+        .map((command) => ({
+          ...at,
+          message: `'${command}' is not among the commands of role '${role.name}' (${role.file}): an overlay may only narrow that list; pick from ${role.commands?.join(', ')}`,
+        }));
+    },
+  ),
+
+  onePathOneAdapter: rule(
+    'one-path-one-adapter',
+    'two adapters never render the same path (each would find the other stale for ever)',
+    (path: string, adapter: { adapter: string; file: string }, owners: Map<string, string>): Problem[] => {
+      const other = owners.get(path);
+      if (other && other !== adapter.adapter)
+        return [{ file: adapter.file, message: `renders '${path}', which adapter '${other}' also renders` }];
+      owners.set(path, adapter.adapter);
+      return [];
+    },
+  ),
+};
+
+/** Why a command prefix is refused, or undefined when it is one plain command with arguments. */
+function commandFlaw(command: string): string | undefined {
+  if (command.trim() === '') return 'an empty prefix would allow every command';
+  if (/[*?[\]{}]/.test(command)) return 'a wildcard would allow commands nobody listed; list each prefix';
+  const meta = /;|&|\||>|<|`|\$|\(|\)|\\|'|"|\n|\r|\t|#|!|~/.exec(command);
+  if (meta) return `'${meta[0]}' is a shell metacharacter: a prefix is one command and its leading arguments`;
+  if (!/^[A-Za-z0-9._/@=:+%-]+( [A-Za-z0-9._/@=:+%-]+)*$/.test(command))
+    return 'a prefix is words of letters, digits and . _ / @ = : + % - separated by single spaces';
+  return undefined;
+}
+
+/**
+ * The runner tools a role receives: only those mapped from its own capabilities, in the role's
+ * order, deduplicated. `no-capability-leak` refuses any of them that a lacking capability also maps.
+ */
+export function toolsFor(role: RoleInput, adapter: Pick<AdapterInput, 'toolMap'>): string[] {
+  const tools: string[] = [];
+  for (const cap of role.capabilities) {
+    for (const tool of adapter.toolMap[cap] ?? []) if (!tools.includes(tool)) tools.push(tool);
+  }
+  return tools;
+}
+
+/** `Bash(git diff:*)` -> `Bash`: a rule narrows a tool, but it is still that tool. */
+function baseName(tool: string): string {
+  const paren = tool.indexOf('(');
+  return paren < 0 ? tool : tool.slice(0, paren);
+}
+
+const sources = new WeakMap<object, Map<string, string[]>>();
+
+/** tool (by base name) -> the capabilities that map to it, computed once per adapter. */
+function sourcesOf(adapter: AdapterInput): Map<string, string[]> {
+  let map = sources.get(adapter);
+  if (!map) {
+    map = new Map();
+    for (const [cap, tools] of Object.entries(adapter.toolMap)) {
+      for (const tool of tools) {
+        const base = baseName(tool);
+        if (!map.get(base)?.includes(cap)) map.set(base, [...(map.get(base) ?? []), cap]);
+      }
+    }
+    sources.set(adapter, map);
+  }
+  return map;
+}

@@ -1,0 +1,34 @@
+import type { Capability } from '../../shared/capabilities.ts';
+import type { Problem } from '../../shared/problem.ts';
+
+// The shape every rule shares: a named check that returns Problem[] tagged with its name.
+
+/** What the manifest rules read: the raw JSON object and its text, for line numbers. */
+export interface ManifestInput {
+  file: string;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+/** What the role rules read of a role. */
+export interface RoleInput {
+  name: string;
+  file: string;
+  capabilities: readonly Capability[];
+}
+
+/** What the role rules read of an adapter. */
+export interface AdapterInput {
+  adapter: string;
+  file: string;
+  toolMap: Record<string, string[]>;
+  floor: Record<string, string>;
+}
+
+type Check<A extends unknown[]> = (...args: A) => Problem[];
+export type Rule<A extends unknown[]> = Check<A> & { ruleName: string; summary: string };
+
+export function rule<A extends unknown[]>(ruleName: string, summary: string, check: Check<A>): Rule<A> {
+  const run = (...args: A) => check(...args).map((p) => ({ ...p, rule: ruleName }));
+  return Object.assign(run, { ruleName, summary });
+}
