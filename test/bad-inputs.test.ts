@@ -1,21 +1,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkout, gateline, host, read, snapshot } from './helpers.ts';
+import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, gateline, host, read, snapshot } from './helpers.ts';
 
 // Each bad input: its exit code (1 for a problem with the inputs, 2 for a usage error), a message
 // naming the file (and line where there is one), no stack trace, and the tree exactly as it was.
 
-const ROLE = '---\ndispatch: Test role.\ncapabilities: [read]\ncapability_profile: deep\n---\nBody.\n';
-const MANIFEST = {
-  adapter: 'test',
-  output_dir: 'out',
-  filename: '{role}.md',
-  tools_style: 'csv',
-  roles: ['r'],
-  tool_map: { read: ['Read'] },
-  model_map: { deep: 'm' },
-};
+const ROLE = FIXTURE_ROLE;
+const MANIFEST = FIXTURE_MANIFEST;
 const RUNNER = { title: 'Test', package: 'test-cli', proven: '1.0.0', agents: { dirs: ['out'], suffix: '.md' } };
 /** A manifest with a bad runner or headless block, and the line the refusal must name. */
 function badBlock(edit: Record<string, unknown>, key: string): { text: string; line: number } {
@@ -28,8 +20,7 @@ const BAD_CHECK = badBlock(
   'host_checks',
 );
 const BAD_OUTPUT = badBlock({ headless: { command: 'test', args: ['{prompt}'], output: 'xml' } }, 'output');
-const fw = (files: Record<string, string>) =>
-  checkout({ 'roles/r.md': ROLE, 'adapters/test/manifest.json': JSON.stringify(MANIFEST, null, 2), ...files }, { shipped: false });
+const fw = fixtureCheckout;
 
 interface Case {
   name: string;

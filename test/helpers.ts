@@ -46,6 +46,26 @@ export function checkout(files: Record<string, string> = {}, { shipped = true } 
   return dir;
 }
 
+/** The smallest valid role spec (role 'r': read only) and a one-adapter manifest rendering it to out/. */
+export const FIXTURE_ROLE = '---\ndispatch: Test role.\ncapabilities: [read]\ncapability_profile: deep\n---\nBody.\n';
+export const FIXTURE_MANIFEST = {
+  adapter: 'test',
+  output_dir: 'out',
+  filename: '{role}.md',
+  tools_style: 'csv',
+  roles: ['r'],
+  tool_map: { read: ['Read'] },
+  model_map: { deep: 'm' },
+};
+
+/** A framework checkout holding only the fixture role and manifest, plus `files`. */
+export function fixtureCheckout(files: Record<string, string> = {}): string {
+  return checkout(
+    { 'roles/r.md': FIXTURE_ROLE, 'adapters/test/manifest.json': JSON.stringify(FIXTURE_MANIFEST, null, 2), ...files },
+    { shipped: false },
+  );
+}
+
 /** A host repository: the core vendored under .gateline/core, a lock, and the given overlays/files. */
 export function host(
   files: Record<string, string> = {},

@@ -7,26 +7,17 @@ import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
 import { FrameworkError, type Problem } from '../src/shared/problem.ts';
 import { validate } from '../src/validate/validate.ts';
-import { checkout, host, testdir } from './helpers.ts';
+import { checkout, FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, testdir } from './helpers.ts';
 
 // One refusing case (or more) per narrowing and containment rule, each run through the real
 // pipeline (locate, then validate: the manifest loader, the planner, the disk comparison and the
 // lock check), never by calling the rule directly: a rule that is dropped from the pipeline fails
 // its case. A rule without a case fails the table itself.
 
-const ROLE = '---\ndispatch: Test role.\ncapabilities: [read]\ncapability_profile: deep\n---\nBody.\n';
-const MANIFEST = {
-  adapter: 'test',
-  output_dir: 'out',
-  filename: '{role}.md',
-  tools_style: 'csv',
-  roles: ['r'],
-  tool_map: { read: ['Read'] },
-  model_map: { deep: 'm' },
-};
+const ROLE = FIXTURE_ROLE;
+const MANIFEST = FIXTURE_MANIFEST;
 const manifest = (change: Record<string, unknown>, name = 'test') => JSON.stringify({ ...MANIFEST, adapter: name, ...change }, null, 2);
-const fw = (files: Record<string, string> = {}) =>
-  checkout({ 'roles/r.md': ROLE, 'adapters/test/manifest.json': manifest({}), ...files }, { shipped: false });
+const fw = fixtureCheckout;
 const withManifest = (change: Record<string, unknown>) => fw({ 'adapters/test/manifest.json': manifest(change) });
 
 /** What a user would be told: every problem of locate + validate. */
