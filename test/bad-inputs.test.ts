@@ -116,6 +116,73 @@ const cases: Case[] = [
     message: /roles\/ghost\.md: role spec not found/,
   },
   {
+    name: 'a command prefix with a wildcard',
+    make: () =>
+      fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, git *]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists "git \*": a wildcard/,
+  },
+  {
+    name: "a command prefix with a ';' chain",
+    make: () =>
+      fw({
+        'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, git status; rm -rf x]\n---\nBody`),
+      }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*';' is a shell metacharacter/,
+  },
+  {
+    name: "a command prefix with '&&'",
+    make: () =>
+      fw({
+        'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, npm test && curl x]\n---\nBody`),
+      }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*'&' is a shell metacharacter/,
+  },
+  {
+    name: 'a command prefix with a pipe',
+    make: () =>
+      fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, git log | sh]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*'\|' is a shell metacharacter/,
+  },
+  {
+    name: 'a command prefix with a redirect',
+    make: () =>
+      fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, git diff > f]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*'>' is a shell metacharacter/,
+  },
+  {
+    name: 'a command prefix with a backtick',
+    make: () =>
+      fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, echo \`id\`]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*'`' is a shell metacharacter/,
+  },
+  {
+    name: "a command prefix with '$('",
+    make: () =>
+      fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, echo $(id)]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*'\$' is a shell metacharacter/,
+  },
+  {
+    name: 'a command prefix with an empty prefix',
+    make: () => fw({ 'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', `commands: [git diff, " "]\n---\nBody`) }),
+    args: ['render'],
+    code: 1,
+    message: /roles\/r\.md:5: 'commands' lists .*an empty prefix would allow every command/,
+  },
+  {
     name: 'a hand-written file in the way',
     make: () => fw({ 'out/r.md': '---\nname: r\n---\nMine.\n' }),
     args: ['render'],
