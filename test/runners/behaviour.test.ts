@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binOf, installRunners } from './install.ts';
+import { binOf, CACHE, installRunners } from './install.ts';
 import type { Action } from './mock/script.ts';
 import { type Outcome, type Runner, runScenario, type ScenarioSpec } from './scenario.ts';
 
@@ -419,11 +419,13 @@ describe('runner facts behind the rendering and the grants (allowlist spellings,
 describe('Codex (no headless path runs a rendered agent: `codex exec` takes no agent file)', () => {
   it('its own read-only sandbox works on this machine: a shell write fails, the tree is unchanged', () => {
     const work = mkdtempSync(join(tmpdir(), 'gateline-behaviour-codex-'));
+    // Codex refuses to set up its sandbox helper under the temp folder when the system has
+    // bubblewrap, so its home lives in the runner cache instead.
+    const home = mkdtempSync(join(CACHE, 'codex-home-'));
     try {
       const repo = join(work, 'repo');
-      mkdirSync(join(work, 'home'), { recursive: true });
       mkdirSync(repo);
-      const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(work, 'home'), CODEX_HOME: join(work, 'home') };
+      const env = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, CODEX_HOME: home };
       const run = spawnSync(binOf('codex'), ['sandbox', '--', 'sh', '-c', 'echo pwned > pwned.txt'], {
         cwd: repo,
         env,
@@ -434,6 +436,7 @@ describe('Codex (no headless path runs a rendered agent: `codex exec` takes no a
       expect(existsSync(join(repo, 'pwned.txt'))).toBe(false);
     } finally {
       rmSync(work, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });
