@@ -105,6 +105,10 @@ const CASES: Record<string, Case[]> = {
   ],
   floor: [["a role lacking the floor's 'shell'", () => problemsOf(withManifest({ floor: { shell: 'commands always run' } }))]],
   'no-capability-leak': [
+    [
+      "an alias of another capability's tool (Task is Agent in Claude Code)",
+      () => problemsOf(withManifest({ tool_map: { read: ['Task'], delegate: ['Agent'] }, tool_aliases: { Task: 'Agent' } })),
+    ],
     ['a tool mapped from read and from edit', () => problemsOf(withManifest({ tool_map: { read: ['Read'], edit: ['Read'] } }))],
     [
       'a rule of a tool mapped from a lacking capability',

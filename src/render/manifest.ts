@@ -7,7 +7,7 @@ import { lineOfJsonKey, readInput } from '../shared/text.ts';
 import { type Headless, readHeadless } from './headless.ts';
 import { manifestValues, rules } from './rules.ts';
 import { type Runner, readRunner } from './runner.ts';
-import { readPermissionDenies, readShellCommands, type ShellCommands } from './shell.ts';
+import { readPermissionDenies, readShellCommands, readToolAliases, type ShellCommands } from './shell.ts';
 import { readVendors } from './vendors.ts';
 
 export type ToolsStyle = 'csv' | 'yaml-list' | 'permission-map' | 'codex-sandbox';
@@ -33,6 +33,8 @@ export interface Manifest {
   shellCommands?: ShellCommands;
   /** Patterns denied under a permission the role is allowed, keeping the runner's own protections. */
   permissionDenies: Record<string, string[]>;
+  /** Names the runner treats as the same tool (alias -> tool), so the leak check sees through them. */
+  toolAliases: Record<string, string>;
   /** Which vendor serves each model spelling (for `gateline up`; the renderer never reads it). */
   vendors: Record<string, string>;
   /** How `gateline up` runs the runner (the renderer never reads it). */
@@ -61,6 +63,7 @@ const KNOWN_KEYS = [
   'runner',
   'shell_commands',
   'permission_denies',
+  'tool_aliases',
 ];
 
 // The narrowing and containment rules a manifest must pass on its own (rules.ts).
@@ -146,6 +149,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   const runner = readRunner(m.runner, bad);
   const shellCommands = readShellCommands(m.shell_commands, bad);
   const permissionDenies = readPermissionDenies(m.permission_denies, bad);
+  const toolAliases = readToolAliases(m.tool_aliases, bad);
   if (m._comment !== undefined && typeof m._comment !== 'string' && !stringArray(m._comment)) {
     bad('_comment', 'must be a string or an array of strings');
   }
@@ -167,6 +171,7 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     floor,
     shellCommands,
     permissionDenies,
+    toolAliases,
     vendors,
     headless,
     runner,

@@ -1,4 +1,5 @@
-// How an adapter's agent file narrows what a role may touch below the tool level, for runners
+// How an adapter's agent file narrows what a role may touch below the tool level (and which tool
+// names a runner treats as one), for runners
 // whose permission map takes patterns (opencode): `shell_commands` turns a role's command list
 // into the shell permission's own patterns, and `permission_denies` keeps the runner's own
 // protections (secret files) that a plain `read: allow` would override.
@@ -42,6 +43,18 @@ export function readPermissionDenies(value: unknown, bad: Bad): Record<string, s
     else out[permission] = read;
   }
   return out;
+}
+
+/** Reads `tool_aliases`: a name the runner also accepts -> the tool it stands for (empty when absent). */
+export function readToolAliases(value: unknown, bad: Bad): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    bad('tool_aliases', 'must be an object: alias -> the tool it stands for');
+    return {};
+  }
+  const entries = Object.entries(value);
+  for (const [alias, tool] of entries) if (typeof tool !== 'string' || tool === '') bad('tool_aliases', `'${alias}' must name a tool`);
+  return Object.fromEntries(entries.filter(([, tool]) => typeof tool === 'string'));
 }
 
 function patterns(value: unknown): string[] | undefined {

@@ -26,7 +26,7 @@ export const roleRules = {
     (role: RoleInput, adapter: AdapterInput): Problem[] => {
       const problems: Problem[] = [];
       for (const tool of toolsFor(role, adapter)) {
-        const from = sourcesOf(adapter).get(baseName(tool)) ?? [];
+        const from = sourcesOf(adapter).get(canonical(adapter, tool)) ?? [];
         const leaked = from.filter((cap) => !role.capabilities.includes(cap as Capability));
         if (leaked.length === 0) continue;
         const held = from.filter((cap) => !leaked.includes(cap));
@@ -149,14 +149,20 @@ function baseName(tool: string): string {
 
 const sources = new WeakMap<object, Map<string, string[]>>();
 
-/** tool (by base name) -> the capabilities that map to it, computed once per adapter. */
+/** The tool a name stands for in the runner: its base name, through the runner's aliases. */
+function canonical(adapter: AdapterInput, tool: string): string {
+  const base = baseName(tool);
+  return adapter.toolAliases?.[base] ?? base;
+}
+
+/** tool (by canonical name) -> the capabilities that map to it, computed once per adapter. */
 function sourcesOf(adapter: AdapterInput): Map<string, string[]> {
   let map = sources.get(adapter);
   if (!map) {
     map = new Map();
     for (const [cap, tools] of Object.entries(adapter.toolMap)) {
       for (const tool of tools) {
-        const base = baseName(tool);
+        const base = canonical(adapter, tool);
         if (!map.get(base)?.includes(cap)) map.set(base, [...(map.get(base) ?? []), cap]);
       }
     }

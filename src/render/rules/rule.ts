@@ -23,6 +23,8 @@ export interface AdapterInput {
   file: string;
   toolMap: Record<string, string[]>;
   floor: Record<string, string>;
+  /** Tool names the runner treats as one tool (Claude Code: Task is Agent), each alias -> its tool. */
+  toolAliases?: Record<string, string>;
 }
 
 type Check<A extends unknown[]> = (...args: A) => Problem[];
