@@ -79,6 +79,10 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(withManifest({ extra_frontmatter: { 'Permission-Mode': 'acceptEdits' } })),
     ],
     ["'tools'", () => problemsOf(withManifest({ extra_frontmatter: { tools: 'Write' } }))],
+    [
+      "'disable' (opencode then runs its all-tools default agent)",
+      () => problemsOf(withManifest({ extra_frontmatter: { disable: true } })),
+    ],
   ],
   'extra-frontmatter-keeps-rendered-keys': [
     ["'model'", () => problemsOf(withManifest({ extra_frontmatter: { model: 'other' } }))],

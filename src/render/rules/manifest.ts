@@ -32,6 +32,10 @@ const GRANTING_KEYS = [
   'kind',
   'agentcardurl',
   'agentcardjson',
+  // Switching an agent off makes opencode run its all-tools default agent under the same name.
+  'disable',
+  'disabled',
+  'enabled',
 ];
 // Keys the renderer writes itself from the role spec.
 const RENDERED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
