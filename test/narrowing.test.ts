@@ -459,3 +459,14 @@ describe("a host narrows a role's commands in its overlay", () => {
     expect(reviewer).not.toContain('commands:');
   });
 });
+
+describe('an overlay that opens with a Markdown rule', () => {
+  it('is policy text, not a frontmatter: it is spliced as written', () => {
+    const dir = host({ '.gateline/overlays/_all.md': '---\nNo force pushes.\n---\nAsk first.\n' }, { adapters: ['claude-code'] });
+    for (const role of ['planner', 'implementer', 'reviewer', 'verifier'])
+      writeFiles(dir, { [`.gateline/overlays/${role}.md`]: '<!-- stub -->\n' });
+    const plan = planRender(locate(dir));
+    expect(plan.problems).toEqual([]);
+    expect(plan.files[0]?.content).toContain('---\nNo force pushes.\n---\nAsk first.');
+  });
+});

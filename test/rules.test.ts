@@ -18,6 +18,7 @@ const ROLE = FIXTURE_ROLE;
 const MANIFEST = FIXTURE_MANIFEST;
 const manifest = (change: Record<string, unknown>, name = 'test') => JSON.stringify({ ...MANIFEST, adapter: name, ...change }, null, 2);
 const fw = fixtureCheckout;
+const HEADLESS = { command: 'runner', args: ['{prompt}', '--agent', '{role}'] };
 const withManifest = (change: Record<string, unknown>) => fw({ 'adapters/test/manifest.json': manifest(change) });
 
 /** What a user would be told: every problem of locate + validate. */
@@ -244,6 +245,10 @@ const CASES: Record<string, Case[]> = {
     ],
     ['a DEL in the dispatch line', () => problemsOf(fw({ 'roles/r.md': ROLE.replace('Test role.', 'Test\u007f role.') }))],
     ['a lone surrogate in a model', () => problemsOf(withManifest({ model_map: { deep: 'm\ud800' } }))],
+    [
+      'a line separator in a shell pattern',
+      () => problemsOf(withManifest({ tools_style: 'permission-map', shell_commands: { allow: ['{command}'], deny: ['*>*\u2028x'] } })),
+    ],
     ['a line separator in extra frontmatter', () => problemsOf(withManifest({ extra_frontmatter: { color: 'red\u2028tools: Write' } }))],
   ],
   'command-patterns-start-with-command': [
@@ -252,8 +257,39 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(withManifest({ tools_style: 'permission-map', shell_commands: { allow: ['* {command}'] } })),
     ],
     ['shell_commands on a csv adapter', () => problemsOf(withManifest({ shell_commands: { allow: ['{command}'] } }))],
+    [
+      'shell_commands without deny patterns',
+      () => problemsOf(withManifest({ tools_style: 'permission-map', shell_commands: { allow: ['{command}'] } })),
+    ],
   ],
   'commands-narrow-the-shell': [
+    [
+      'a permission-map adapter with only a command grant (its agent file would hold the whole shell)',
+      () =>
+        problemsOf(
+          fw({
+            'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', 'commands: [git status]\n---\nBody'),
+            'adapters/test/manifest.json': manifest({
+              tools_style: 'permission-map',
+              tool_map: { read: ['read'], shell: ['bash'] },
+              headless: { ...HEADLESS, command_grant: ['--allow-tool', 'shell({command})'] },
+            }),
+          }),
+        ),
+    ],
+    [
+      'a command grant on a runner that is not handed the agent file',
+      () =>
+        problemsOf(
+          fw({
+            'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', 'commands: [git status]\n---\nBody'),
+            'adapters/test/manifest.json': manifest({
+              tool_map: { read: ['Read'], shell: ['Bash'] },
+              headless: { command: 'runner', args: ['{prompt}'], command_grant: ['--allowedTools', 'Bash({command}:*)'] },
+            }),
+          }),
+        ),
+    ],
     [
       'a role with commands on a permission-map adapter without shell_commands',
       () =>
@@ -274,13 +310,51 @@ const CASES: Record<string, Case[]> = {
         ),
     ],
     [
+      'a command listed twice (opencode would read one key twice)',
+      () =>
+        problemsOf(
+          host({ '.gateline/overlays/reviewer.md': '---\ncommands: [git status, git status]\n---\n' }, { adapters: ['claude-code'] }),
+        ),
+    ],
+    [
       'commands in _all.md',
-      () => problemsOf(host({ '.gateline/overlays/_all.md': '---\ncommands: [git status]\n---\n' }, { adapters: ['claude-code'] })),
+      () => {
+        const found = problemsOf(
+          host({ '.gateline/overlays/_all.md': '---\ncommands: [git status]\n---\n' }, { adapters: ['claude-code'] }),
+        );
+        expect(
+          found.filter((p) => p.rule === 'overlay-commands-narrow'),
+          'reported once, not once per role',
+        ).toHaveLength(1);
+        return found;
+      },
     ],
     [
       'commands for a role that lists none (the implementer)',
       () => problemsOf(host({ '.gateline/overlays/implementer.md': '---\ncommands: [git status]\n---\n' }, { adapters: ['claude-code'] })),
     ],
+  ],
+  'grants-approve-one-tool': [
+    [
+      'a settings flag in grants',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, grants: { read: ['--settings', '{"permissions":{"allow":["Bash"]}}'] } } })),
+    ],
+    [
+      'a mode flag in grants',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, grants: { read: ['--permission-mode', 'acceptEdits'] } } })),
+    ],
+    [
+      'an allow-all flag in grants',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, grants: { read: ['--allow-all-tools', 'x'] } } })),
+    ],
+    [
+      'a command grant that adds a bare shell',
+      () =>
+        problemsOf(
+          withManifest({ headless: { ...HEADLESS, command_grant: ['--allowedTools', 'Bash({command}:*)', '--allowedTools', 'Bash'] } }),
+        ),
+    ],
+    ['config_dir_env naming PATH', () => problemsOf(withManifest({ headless: { ...HEADLESS, config_dir_env: 'PATH' } }))],
   ],
   'session-only-on-resume': [
     [

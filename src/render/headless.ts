@@ -104,3 +104,12 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
 function strings(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 }
+
+/**
+ * True when the runner is handed the role's agent file: the args hold `--agent` then `{role}` as
+ * two elements. Nothing looser counts: a `{role}` inside a prompt template (`(as {role}) {prompt}`)
+ * names the role in text and narrows nothing, so such a lane must be treated as unnarrowed.
+ */
+export function takesAgentFile(args: readonly string[]): boolean {
+  return args.some((a, i) => a === '--agent' && args[i + 1] === '{role}');
+}

@@ -77,6 +77,7 @@ const MANIFEST_RULES = [
   rules.extraFrontmatterKeepsRenderedKeys,
   rules.sessionOnlyOnResume,
   rules.commandPatternsStartWithCommand,
+  rules.grantsApproveOneTool,
 ];
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */

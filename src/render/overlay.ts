@@ -22,7 +22,7 @@ export function readOverlay(path: string, file: string, problems: Problem[]): Ov
   // An optional frontmatter holds host settings that may only narrow the role (commands:).
   let commands: Overlay['commands'];
   let content = read;
-  if (read.startsWith('---\n')) {
+  if (hasFrontmatter(read)) {
     const fm = parseFrontmatter(read, file, problems);
     if (!fm) return { file, present: true, empty: false, splice: '' };
     for (const [key, { value, line }] of fm.fields) {
@@ -46,6 +46,17 @@ export function readOverlay(path: string, file: string, problems: Problem[]): Ov
 /** What the overlays add to an agent: each spliced one after a line that names its file. */
 export function splices(overlays: Overlay[]): string[] {
   return overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`);
+}
+
+/**
+ * A leading `---` opens a frontmatter only when a closing `---` follows and every line between is
+ * `key: value`: an overlay that starts with a Markdown rule stays plain policy text.
+ */
+function hasFrontmatter(text: string): boolean {
+  const lines = text.split('\n');
+  if (lines[0] !== '---') return false;
+  const close = lines.indexOf('---', 1);
+  return close > 1 && lines.slice(1, close).every((l) => l.trim() === '' || /^[A-Za-z_][A-Za-z0-9_-]*:(\s|$)/.test(l));
 }
 
 /** The role as the host narrows it: its overlay's commands, when it sets any, replace the role's (overlay-commands-narrow checks they are a subset). */

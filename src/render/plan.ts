@@ -123,8 +123,10 @@ function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs
     return undefined;
   }
   const overlays = ctx.mode === 'host' ? [inputs.overlay('_all'), inputs.overlay(name)] : [];
-  const narrowed = inputs.checked.has(name) ? undefined : overlays.flatMap((o) => rules.overlayCommandsNarrow(spec, o));
-  inputs.checked.add(name);
+  // Each overlay is checked once, however many adapters render its role (_all.md once in all).
+  const unchecked = overlays.filter((o) => !inputs.checked.has(o.file));
+  const narrowed = unchecked.flatMap((o) => rules.overlayCommandsNarrow(spec, o));
+  for (const o of unchecked) inputs.checked.add(o.file);
   problems.push(...(narrowed ?? []));
   if (narrowed?.length) return undefined;
   const role = narrowedRole(spec, overlays[1]);

@@ -30,11 +30,4 @@ export function loadAdapters(coreRoot: string, coreDisplay: string, names: strin
   return adapters;
 }
 
-/**
- * True when the runner is handed the role's agent file: the args hold `--agent` then `{role}` as
- * two elements. Nothing looser counts: a `{role}` inside a prompt template (`(as {role}) {prompt}`)
- * names the role in text and narrows nothing, so such a lane must be treated as unnarrowed.
- */
-export function takesAgentFile(args: string[]): boolean {
-  return args.some((a, i) => a === '--agent' && args[i + 1] === '{role}');
-}
+export { takesAgentFile } from '../render/headless.ts';

@@ -54,12 +54,20 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
   const display = [ctx.coreDisplay, 'roles'].filter(Boolean).join('/');
   const specs = PIPELINE.flatMap((name) => loadRole(join(ctx.coreRoot, 'roles'), display, name, problems) ?? []);
   // As the renderer does: a host's overlay may narrow a role's commands, and the grants follow it.
+  const overlay = (name: string) => {
+    const file = `${ctx.prefix}/overlays/${name}.md`;
+    const outside = rules.inputsStayInside(ctx.root, file);
+    problems.push(...outside);
+    return outside.length ? undefined : readOverlay(join(ctx.root, file), file, problems);
+  };
+  const all = ctx.mode === 'host' ? overlay('_all') : undefined;
+  const [first] = specs;
+  if (all && first) problems.push(...rules.overlayCommandsNarrow(first, all)); // _all.md may set none
   const roles = specs.map((role) => {
     if (ctx.mode !== 'host') return role;
-    const file = `${ctx.prefix}/overlays/${role.name}.md`;
-    const overlay = readOverlay(join(ctx.root, file), file, problems);
-    problems.push(...rules.overlayCommandsNarrow(role, overlay));
-    return narrowedRole(role, overlay);
+    const own = overlay(role.name);
+    if (own) problems.push(...rules.overlayCommandsNarrow(role, own));
+    return narrowedRole(role, own);
   });
   if (problems.length) throw new FrameworkError(problems);
   const registryFile = [ctx.coreDisplay, 'registry', 'models.yaml'].filter(Boolean).join('/');

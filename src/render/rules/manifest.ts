@@ -59,6 +59,15 @@ export function manifestValues(m: ManifestInput): { file: string; line?: number;
     if (typeof value === 'string') out.push({ file: m.file, line: lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
   };
   for (const [cap, tool] of mappedTools(m)) add('tool_map', cap, tool);
+  const shell = m.json.shell_commands as Record<string, unknown> | undefined;
+  for (const side of ['allow', 'deny']) {
+    const list = shell?.[side];
+    if (Array.isArray(list)) for (const p of list) add('shell_commands', side, p);
+  }
+  const denies = m.json.permission_denies;
+  if (typeof denies === 'object' && denies !== null)
+    for (const [permission, list] of Object.entries(denies))
+      if (Array.isArray(list)) for (const p of list) add('permission_denies', permission, p);
   for (const key of ['model_map', 'model_overrides', 'extra_frontmatter']) {
     const obj = m.json[key];
     if (typeof obj === 'object' && obj !== null) for (const [name, value] of Object.entries(obj)) add(key, name, value);
@@ -87,6 +96,25 @@ function extraKeys(m: ManifestInput): string[] {
 }
 
 const norm = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+// Flags that carry configuration or a mode, never an approval of one tool: refused in grants.
+const CONFIG_FLAG = /^--?(settings|permission-?mode|agents?|mcp-?config|config|approval-?mode|sandbox|add-?dir|c|s|a|p|y)(=|$)/i;
+
+/** Why a grant fragment is not a list of approval pairs (`--allowedTools Write`), or undefined. */
+function grantFlaw(fragment: unknown, command: boolean): string | undefined {
+  if (!Array.isArray(fragment) || fragment.length === 0 || fragment.length % 2 !== 0)
+    return 'must be flag and value pairs (e.g. ["--allowedTools", "Write"])';
+  for (let i = 0; i < fragment.length; i += 2) {
+    const [flag, value] = [String(fragment[i]), String(fragment[i + 1])];
+    if (!/^--allow[A-Za-z-]*$/.test(flag) || CONFIG_FLAG.test(flag) || /all/i.test(flag.slice(7)))
+      return `has '${flag}', which is not an approval of one tool (--allow... <tool>)`;
+    if (/^[*]$|^all$/i.test(value) || /\(\s*\*?\s*\)$/.test(value)) return `approves '${value}', which is every tool`;
+  }
+  const templated = fragment.filter((a) => String(a).includes('{command}')).length;
+  if (command && (fragment.length !== 2 || templated !== 1)) return "must be one pair whose value holds '{command}' once";
+  if (!command && templated) return "may not use '{command}' (that is command_grant's)";
+  return undefined;
+}
 
 export const manifestRules = {
   outputDirInRepo: rule(
@@ -191,12 +219,41 @@ export const manifestRules = {
         if (m.json[key] !== undefined && m.json.tools_style !== 'permission-map')
           problems.push(keyProblem(m, key, "is only for 'permission-map' adapters, whose agent files hold patterns"));
       }
-      const shell = m.json.shell_commands as { allow?: unknown } | undefined;
+      const shell = m.json.shell_commands as { allow?: unknown; deny?: unknown } | undefined;
+      if (shell && (!Array.isArray(shell.deny) || shell.deny.length === 0))
+        problems.push(
+          keyProblem(m, 'shell_commands', "needs 'deny' patterns (redirects, pipes, chains): a listed prefix could write through them"),
+        );
       for (const pattern of Array.isArray(shell?.allow) ? shell.allow : []) {
         if (typeof pattern !== 'string') continue;
         if (!pattern.startsWith('{command}') || pattern.split('{command}').length !== 2)
           problems.push(keyProblem(m, 'shell_commands', `allows '${pattern}', which must start with '{command}' and name it once`));
       }
+      return problems;
+    },
+  ),
+
+  grantsApproveOneTool: rule(
+    'grants-approve-one-tool',
+    'headless grants are approval pairs (--allow... <tool>): no settings, mode or config flag, no wildcard, and a command grant is one pair per command; config_dir_env names a *_DIR variable',
+    (m: ManifestInput): Problem[] => {
+      const headless = m.json.headless as { grants?: unknown; command_grant?: unknown; config_dir_env?: unknown } | undefined;
+      const problems: Problem[] = [];
+      const grants = headless?.grants;
+      if (typeof grants === 'object' && grants !== null && !Array.isArray(grants))
+        for (const [cap, fragment] of Object.entries(grants)) {
+          const why = grantFlaw(fragment, false);
+          if (why) problems.push(keyProblem(m, 'grants', `'${cap}' ${why}`));
+        }
+      if (headless?.command_grant !== undefined) {
+        const why = grantFlaw(headless.command_grant, true);
+        if (why) problems.push(keyProblem(m, 'command_grant', why));
+      }
+      const env = headless?.config_dir_env;
+      if (typeof env === 'string' && !/^[A-Z][A-Z0-9_]*_DIR$/.test(env))
+        problems.push(
+          keyProblem(m, 'config_dir_env', `is '${env}': it must name the runner's own *_DIR variable, never PATH, HOME or the like`),
+        );
       return problems;
     },
   ),

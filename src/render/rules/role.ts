@@ -1,5 +1,6 @@
 import type { Capability } from '../../shared/capabilities.ts';
 import type { Problem } from '../../shared/problem.ts';
+import { takesAgentFile } from '../headless.ts';
 import { type AdapterInput, type RoleInput, rule } from './rule.ts';
 
 // The rules that hold one role to its capabilities for one adapter: floors, shared-tool leaks,
@@ -48,15 +49,19 @@ export const roleRules = {
     'a role that lists commands is rendered only where its shell can be held to them: patterns in the agent file, or per-command grants of a headless run',
     (
       role: RoleInput & { commands?: readonly string[] },
-      adapter: AdapterInput & { shellCommands?: unknown; headless?: { commandGrant?: unknown } },
+      adapter: AdapterInput & {
+        toolsStyle: string;
+        shellCommands?: unknown;
+        headless?: { args: readonly string[]; commandGrant?: unknown };
+      },
     ): Problem[] =>
-      role.commands && role.capabilities.includes('shell') && !adapter.shellCommands && !adapter.headless?.commandGrant
+      role.commands && role.capabilities.includes('shell') && !holdsCommands(adapter)
         ? [
             {
               file: adapter.file,
               message:
                 `role '${role.name}' may run only its listed commands, but ${adapter.adapter} cannot hold a shell to a list ` +
-                `(no 'shell_commands' for the agent file, no 'headless.command_grant' for a headless run), so its shell would be whole. ` +
+                `(a permission-map adapter needs 'shell_commands' for the agent file; any other, a 'headless.command_grant' on a headless run that is handed the agent file), so its shell would be whole. ` +
                 `Drop '${role.name}' from this adapter's roles, or add one of the two`,
             },
           ]
@@ -96,12 +101,16 @@ export const roleRules = {
         return [{ ...at, message: `commands narrow one role: set them in the role's own overlay, not in _all.md` }];
       if (!role.commands)
         return [{ ...at, message: `role '${role.name}' lists no commands (${role.file}), so an overlay cannot give its shell any` }];
-      return overlay.commands.list
-        .filter((command) => !role.commands?.includes(command))
-        .map((command) => ({
-          ...at,
-          message: `'${command}' is not among the commands of role '${role.name}' (${role.file}): an overlay may only narrow that list; pick from ${role.commands?.join(', ')}`,
-        }));
+      const repeated = overlay.commands.list.filter((c, i, all) => all.indexOf(c) !== i);
+      const problems: Problem[] = repeated.map((c) => ({ ...at, message: `'commands' lists '${c}' twice` }));
+      return problems.concat(
+        overlay.commands.list
+          .filter((command) => !role.commands?.includes(command))
+          .map((command) => ({
+            ...at,
+            message: `'${command}' is not among the commands of role '${role.name}' (${role.file}): an overlay may only narrow that list; pick from ${role.commands?.join(', ')}`,
+          })),
+      );
     },
   ),
 
@@ -117,6 +126,20 @@ export const roleRules = {
     },
   ),
 };
+
+/**
+ * Whether an adapter can hold a shell to a command list: patterns in a permission-map agent file,
+ * or per-command grants on a headless run that is handed the agent file (whose tool list then
+ * holds the shell tool the grants approve).
+ */
+function holdsCommands(adapter: {
+  toolsStyle: string;
+  shellCommands?: unknown;
+  headless?: { args: readonly string[]; commandGrant?: unknown };
+}): boolean {
+  if (adapter.toolsStyle === 'permission-map') return Boolean(adapter.shellCommands);
+  return Boolean(adapter.headless?.commandGrant) && takesAgentFile(adapter.headless?.args ?? []);
+}
 
 /** Why a command prefix is refused, or undefined when it is one plain command with arguments. */
 function commandFlaw(command: string): string | undefined {
