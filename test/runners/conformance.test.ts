@@ -119,6 +119,18 @@ describe("Gemini CLI (the bundle's own loader and executor)", () => {
   });
 });
 
+describe('Gemini CLI cannot hold a shell to a command list in an agent file', () => {
+  it('a run_shell_command(<prefix>) entry makes the agent fail to load (why its reviewer and verifier are not rendered)', () => {
+    const dir = widened(
+      '.gemini/agents/listed.md',
+      '---\nname: listed\ndescription: x\ntools:\n  - read_file\n  - run_shell_command(git status)\n---\nBody.\n',
+    );
+    const loaded = geminiAgents(dir, testdir());
+    expect(loaded.agents.listed).toBeUndefined();
+    expect(loaded.errors.join('\n')).toMatch(/Invalid tool name/);
+  });
+});
+
 describe('Codex (debug prompt-input, doctor --json)', () => {
   it('offers the rendered implementer with its model, with no malformed-role warning', () => {
     const { roles, warnings } = codexRoles(host, join(testdir(), 'codex-home'));
