@@ -175,7 +175,8 @@ const sources = new WeakMap<object, Map<string, string[]>>();
 /** The tool a name stands for in the runner: its base name, through the runner's aliases. */
 function canonical(adapter: AdapterInput, tool: string): string {
   const base = baseName(tool);
-  return adapter.toolAliases?.[base] ?? base;
+  const aliases = adapter.toolAliases ?? {};
+  return Object.hasOwn(aliases, base) ? (aliases[base] as string) : base;
 }
 
 /** tool (by canonical name) -> the capabilities that map to it, computed once per adapter. */
