@@ -47,7 +47,7 @@ describe('the packed package, run as a user runs it', () => {
     expect(files).toContain('dist/bin/create-gateline.js');
     expect(files).toContain('dist/bin/gateline.js');
     expect(files).toContain('src/main.ts');
-    expect(files).toContain('src/hook.mjs');
+    expect(files).toContain('src/gateline.mjs');
     expect(files).toContain('roles/reviewer.md');
     expect(files).toContain('templates/gateline-render-check.yml');
     expect(files.filter((f) => /(^|\/)test\/|\.test\.|golden|fixture/.test(f))).toEqual([]);

@@ -21,7 +21,7 @@ describe('create-gateline --yes in a fresh repository', () => {
     for (const path of [
       '.gateline/core/package.json',
       '.gateline/core/src/main.ts',
-      '.gateline/core/src/hook.mjs',
+      '.gateline/core/src/gateline.mjs',
       '.gateline/core/roles/reviewer.md',
       '.gateline/core/adapters/opencode/manifest.json',
       '.gateline/core/registry/models.yaml',
@@ -221,7 +221,7 @@ describe('inputs the installer refuses, each with a sentence and nothing written
       'a husky hook whose gateline block lost its end marker',
       () =>
         gitRepo({
-          '.husky/pre-commit': 'npm test\n# >>> gateline (managed by create-gateline)\nnode old/hook.mjs validate\nnpm run lint\n',
+          '.husky/pre-commit': 'npm test\n# >>> gateline (managed by create-gateline)\nnode old/gateline.mjs validate\nnpm run lint\n',
         }),
       ['--yes'],
       /in the way and were not written by create-gateline:\n\s+\.husky\/pre-commit/,
@@ -451,7 +451,7 @@ describe('pre-commit hooks', () => {
     expect(run.code, run.stderr).toBe(0);
     const hook = read(dir, '.husky/pre-commit');
     expect(hook).toBe(
-      'echo user-hook\n# >>> gateline (managed by create-gateline)\nnode .gateline/core/src/hook.mjs validate\n# <<< gateline\n',
+      'echo user-hook\n# >>> gateline (managed by create-gateline)\nnode .gateline/core/src/gateline.mjs validate\n# <<< gateline\n',
     );
     expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
     await install(dir, ['--yes']);
@@ -474,7 +474,7 @@ describe('pre-commit hooks', () => {
     expect(text).toContain('# team hooks');
     const config = parse(text);
     expect(config['pre-commit'].commands.lint.run).toBe('npm run lint');
-    expect(config['pre-commit'].commands['gateline-validate'].run).toBe('node .gateline/core/src/hook.mjs validate');
+    expect(config['pre-commit'].commands['gateline-validate'].run).toBe('node .gateline/core/src/gateline.mjs validate');
     const run = spawnSync('sh', ['-c', config['pre-commit'].commands['gateline-validate'].run], { cwd: dir, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
   });
@@ -493,7 +493,7 @@ describe('pre-commit hooks', () => {
         {
           id: 'gateline-validate',
           name: 'gateline validate',
-          entry: 'node .gateline/core/src/hook.mjs validate',
+          entry: 'node .gateline/core/src/gateline.mjs validate',
           language: 'system',
           pass_filenames: false,
           always_run: true,
@@ -517,7 +517,7 @@ describe('pre-commit hooks', () => {
       ) ?? ctx.skip('no Node older than 24 at /usr/bin/node or /usr/local/bin/node to try it with');
     const dir = gitRepo();
     await install(dir, ['--yes']);
-    const run = spawnSync(old, ['.gateline/core/src/hook.mjs', 'validate'], { cwd: dir, encoding: 'utf8' });
+    const run = spawnSync(old, ['.gateline/core/src/gateline.mjs', 'validate'], { cwd: dir, encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/gateline: needs Node 24 or later, but the node on PATH is v\d+/);
     expect(run.stderr).not.toMatch(/\n\s+at /);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 export const CORE_ENTRIES = [
   'src/main.ts',
   'src/cli.ts',
-  'src/hook.mjs',
+  'src/gateline.mjs',
   'src/render',
   'src/validate',
   'src/shared',

@@ -1,6 +1,6 @@
-// Entry for pre-commit hooks: plain JavaScript, so that an old Node can still read it and say
-// what is wrong, where it would otherwise fail on a .ts file with a stack trace. On Node 24 it
-// enables the compile cache (a warm hook starts like plain JavaScript) and runs the CLI.
+// The plain-JavaScript entry of every command gateline advertises (hooks, CI, docs). Plain
+// JavaScript, so that an old Node can still read it and say what is wrong where a .ts entry would
+// fail with a stack trace; on Node 24 it enables the compile cache before any .ts is loaded.
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(
