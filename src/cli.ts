@@ -8,6 +8,7 @@ import { staleLines } from './render/stale.ts';
 import { boundary } from './shared/boundary.ts';
 import { UsageError } from './shared/problem.ts';
 import { paint, problemLines } from './shared/report.ts';
+import { type StagedFix, validateStaged } from './validate/staged.ts';
 import { validate } from './validate/validate.ts';
 
 export interface Io {
@@ -24,6 +25,7 @@ Commands:
   render            render every role into every adapter's agent files
   render --check    write nothing; exit 1 if a rendered file is missing, stale or orphaned
   validate          check the lock, the vendored core, overlays, specs, manifests and freshness
+  validate --staged check what the next commit holds (the git index), as the pre-commit hook does
 
 Options:
   --root DIR        start looking for the host (or checkout) in DIR instead of the working directory
@@ -37,6 +39,7 @@ Exit codes: 0 ok, 1 a failed check or a problem in the inputs, 2 a usage error.`
 
 const OPTIONS = {
   check: { type: 'boolean' },
+  staged: { type: 'boolean' },
   root: { type: 'string' },
   prefix: { type: 'string' },
   json: { type: 'boolean' },
@@ -63,18 +66,30 @@ export function main(argv: string[], io: Io): number {
     if (command !== 'render' && command !== 'validate') throw new UsageError(`unknown command '${command}'`);
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     if (values.check && command !== 'render') throw new UsageError('--check belongs to render (validate always checks)');
+    if (values.staged && command !== 'validate') throw new UsageError('--staged belongs to validate');
 
     const ctx = locate(values.root ? resolve(io.cwd, values.root) : io.cwd, values.prefix);
     const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'main.ts'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
     const base = { command, mode: ctx.mode, root: ctx.root };
 
     if (command === 'validate') {
-      const { problems, states } = validate(ctx);
-      if (json) print(JSON.stringify({ ...base, ok: problems.length === 0, problems, files: summary(states) }));
-      else if (problems.length) {
+      const staged = values.staged ? validateStaged(ctx, io.cwd) : undefined;
+      const { problems, states } = staged ?? validate(ctx);
+      const name = `gateline validate${staged ? ' --staged' : ''}`;
+      if (json) {
+        const extra = staged ? { staged: true, unstaged: staged.unstaged, ...(staged.fix ? { fix: staged.fix } : {}) } : {};
+        print(JSON.stringify({ ...base, ok: problems.length === 0, problems, files: summary(states), ...extra }));
+      } else if (problems.length) {
         fail(problemLines(problems, io.stderr).join('\n'));
-        fail(`gateline validate: ${count(problems.length, 'problem')}`);
-      } else print(`gateline validate: ok (${count(states.length, 'rendered file')} fresh${ctx.lock ? ', core matches the lock' : ''})`);
+        fail(`${name}: ${count(problems.length, 'problem')}${staged?.unstaged.length ? ' in what is staged for commit' : ''}`);
+        if (staged?.fix) fail(fixLines(staged.fix, fix, io.stderr));
+      } else {
+        const ok = `${count(states.length, 'rendered file')} fresh${ctx.lock ? ', core matches the lock' : ''}`;
+        const aside = staged?.unstaged.length
+          ? `; ${count(staged.unstaged.length, 'file')} of gateline's with unstaged changes, not part of this commit`
+          : '';
+        print(`${name}: ok (${ok}${aside})`);
+      }
       return problems.length ? 1 : 0;
     }
 
@@ -119,6 +134,21 @@ function parse(argv: string[]) {
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
   }
+}
+
+/** What makes the staged content right: render if needed, then stage exactly these files. */
+function fixLines(staged: StagedFix, render: string, stream: NodeJS.WritableStream): string {
+  const steps = [staged.render ? `${render}, then ` : '', paint('bold', staged.command, stream)].join('');
+  const lines = [
+    staged.workTreeOk
+      ? `Fix: ${steps}`
+      : `Fix the work tree first (validate without --staged lists its problems), then stage gateline's files: ${steps}`,
+  ];
+  if (staged.temporaryIndex)
+    lines.push(
+      '(This commit uses a temporary index, as git commit -a and git commit <paths> do: commit with -a again, or name these files too.)',
+    );
+  return lines.join('\n');
 }
 
 function summary(states: { path: string; status: string; adapter: string; role?: string }[]) {
