@@ -451,7 +451,7 @@ describe('pre-commit hooks', () => {
     expect(run.code, run.stderr).toBe(0);
     const hook = read(dir, '.husky/pre-commit');
     expect(hook).toBe(
-      'echo user-hook\n# >>> gateline (managed by create-gateline)\nnode .gateline/core/src/gateline.mjs validate\n# <<< gateline\n',
+      'echo user-hook\n# >>> gateline (managed by create-gateline)\nnode .gateline/core/src/gateline.mjs validate --staged\n# <<< gateline\n',
     );
     expect(existsSync(join(dir, '.git/hooks/pre-commit'))).toBe(false);
     await install(dir, ['--yes']);
@@ -462,8 +462,11 @@ describe('pre-commit hooks', () => {
         encoding: 'utf8',
         env: { ...process.env, PATH: `${join(node, '..')}:${process.env.PATH}`, ...env },
       });
+    git(dir, 'add', '-A'); // the hook judges what is staged
     expect(sh().status).toBe(0);
     emptyOverlay(dir);
+    expect(sh().status).toBe(0); // not staged: not part of the commit
+    git(dir, 'add', '-A');
     expect(sh().status).toBe(1);
   });
 
@@ -474,7 +477,8 @@ describe('pre-commit hooks', () => {
     expect(text).toContain('# team hooks');
     const config = parse(text);
     expect(config['pre-commit'].commands.lint.run).toBe('npm run lint');
-    expect(config['pre-commit'].commands['gateline-validate'].run).toBe('node .gateline/core/src/gateline.mjs validate');
+    expect(config['pre-commit'].commands['gateline-validate'].run).toBe('node .gateline/core/src/gateline.mjs validate --staged');
+    git(dir, 'add', '-A');
     const run = spawnSync('sh', ['-c', config['pre-commit'].commands['gateline-validate'].run], { cwd: dir, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
   });
@@ -493,7 +497,7 @@ describe('pre-commit hooks', () => {
         {
           id: 'gateline-validate',
           name: 'gateline validate',
-          entry: 'node .gateline/core/src/gateline.mjs validate',
+          entry: 'node .gateline/core/src/gateline.mjs validate --staged',
           language: 'system',
           pass_filenames: false,
           always_run: true,

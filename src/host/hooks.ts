@@ -32,7 +32,7 @@ export class HookError extends Error {
 
 /** The command every style runs: the vendored core's guard entry, which checks the Node version. */
 export function validateCommand(prefix: string): string {
-  return `node ${prefix}/core/src/gateline.mjs validate`;
+  return `node ${prefix}/core/src/gateline.mjs validate --staged`;
 }
 
 /** The files that make `style` (auto: the manager the repository uses) run validate before each commit. */
