@@ -130,6 +130,28 @@ describe('validate --staged', () => {
     expect(staged(dir).split('\n').sort()).toEqual(['-my out[1]/r.md', 'roles/r.md']);
   });
 
+  it('says to fix the work tree first when it has problems a render does not fix', () => {
+    const dir = committed();
+    writeFileSync(join(dir, 'roles/r.md'), EDITED_ROLE);
+    git(dir, 'add', 'roles/r.md'); // staged without its render
+    writeFileSync(join(dir, 'roles/r.md'), EDITED_ROLE.replace('[read]', '[read, teleport]'));
+    const run = gateline(['validate', '--staged'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^out\/r\.md: is stale/m);
+    expect(run.stderr).toMatch(
+      /^Fix the work tree first \(validate without --staged lists its problems\), then stage gateline's files: git add -- roles\/r\.md$/m,
+    );
+  });
+
+  it("refuses a file name that is not UTF-8 among gateline's files, without a stack", () => {
+    const dir = committed();
+    writeFileSync(Buffer.concat([Buffer.from(join(dir, 'roles/')), Buffer.from([0x66, 0xff, 0x2e, 0x6d, 0x64])]), 'x\n');
+    const run = gateline(['validate', '--staged'], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/git lists a file whose name is not UTF-8 among gateline's files: rename it/);
+    expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
+  });
+
   it('gives a --json result with the fix', () => {
     const dir = committed();
     writeFileSync(join(dir, 'roles/r.md'), EDITED_ROLE);
