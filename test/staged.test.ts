@@ -152,6 +152,23 @@ describe('validate --staged', () => {
     expect(run.stderr).not.toMatch(/\n\s+at |internal error/);
   });
 
+  it('names paths from where it runs when the checkout is a subfolder of the repository', () => {
+    const dir = gitRepo({ 'sub/roles/r.md': FIXTURE_ROLE, 'sub/adapters/test/manifest.json': JSON.stringify(FIXTURE_MANIFEST) });
+    const sub = join(dir, 'sub');
+    expect(gateline(['render'], sub).code).toBe(0);
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'fresh');
+    writeFileSync(join(sub, 'roles/r.md'), EDITED_ROLE);
+    expect(gateline(['render'], sub).code).toBe(0);
+    git(dir, 'add', 'sub/roles/r.md');
+    const fromTop = gateline(['validate', '--staged', '--root', 'sub'], dir);
+    expect(fromTop.stderr).toMatch(/^out\/r\.md: is stale/m);
+    expect(fromTop.stderr).toMatch(/^Fix: git add -- sub\/out\/r\.md$/m);
+    const inSub = gateline(['validate', '--staged'], sub);
+    expect(followFix(sub, inSub.stderr)).toBe('git add -- out/r.md');
+    expect(gateline(['validate', '--staged', '--root', 'sub'], dir).code).toBe(0);
+  });
+
   it('gives a --json result with the fix', () => {
     const dir = committed();
     writeFileSync(join(dir, 'roles/r.md'), EDITED_ROLE);
