@@ -18,7 +18,7 @@ import { validate } from './validate.ts';
 export interface StagedResult {
   problems: Problem[];
   states: FileState[];
-  /** gateline's files whose work-tree copy differs from the staged one (not checked, not committed). */
+  /** gateline's files whose work-tree copy differs from the staged one (not checked, not committed), relative to the working directory. */
   unstaged: string[];
   /** When the staged content fails and staging (after a render) would fix it. */
   fix?: StagedFix;
@@ -51,11 +51,11 @@ export function validateStaged(ctx: Context, cwd: string): StagedResult {
   );
   const freshnessOnly = work.problems.length === work.states.filter((s) => s.status !== 'fresh').length;
   const stale = freshnessOnly ? work.states.filter((s) => s.status !== 'fresh').map((s) => fromTop(s.path)) : [];
+  const shown = (paths: string[]) => [...new Set(paths)].sort().map((p) => relative(cwd, join(git.top, p)).split(sep).join('/'));
   const fixFor = (paths: string[], force: boolean): StagedFix | undefined => {
     if (!paths.length) return undefined;
-    const shown = [...new Set(paths)].sort().map((p) => relative(cwd, join(git.top, p)).split(sep).join('/'));
-    const command = gitAddCommand(shown, { force });
-    return { render: stale.length > 0, workTreeOk: freshnessOnly, paths: shown, command, temporaryIndex: git.temporaryIndex };
+    const command = gitAddCommand(shown(paths), { force });
+    return { render: stale.length > 0, workTreeOk: freshnessOnly, paths: shown(paths), command, temporaryIndex: git.temporaryIndex };
   };
 
   if (!differing.length) {
@@ -63,11 +63,11 @@ export function validateStaged(ctx: Context, cwd: string): StagedResult {
     const fix = fixFor(stale, false);
     return { ...work, unstaged: [], ...(fix ? { fix } : {}) };
   }
-  const unstaged = differing.map((c) => c.path);
+  const unstaged = shown(differing.map((c) => c.path));
   const staged = validateIndex(git, ctx, watched.outputs.map(fromTop));
   if (!staged.problems.length) return { ...staged, unstaged };
   const fix = fixFor(
-    [...unstaged, ...stale],
+    [...differing.map((c) => c.path), ...stale],
     differing.some((c) => c.ignored),
   );
   return { ...staged, unstaged, ...(fix ? { fix } : {}) };
