@@ -98,6 +98,9 @@ describe('gateline check-upstream --tarball', () => {
     expect(run.stderr).toMatch(/^\.gateline\/core\/src\/validate\/validate\.ts: differs from create-gateline@0\.1\.0$/m);
     expect(run.stderr).toMatch(/\.gateline\/framework-lock\.json: \.gateline\/core is not the published create-gateline@0\.1\.0/);
     expect(run.stderr).toMatch(/npm create gateline@0\.1\.0 -- --yes .*git log -p -- \.gateline\/core \.gateline\/framework-lock\.json/);
+    // What it says to do works: the installer of that version puts the published core back.
+    expect((await install(dir, ['--yes', '--hook', 'none'])).code).toBe(0);
+    expect((await check(dir, ['--tarball', tarball])).code).toBe(0);
     expect(run.stderr.match(/^\.gateline\/core\//gm)).toHaveLength(1);
     noStack(run.stderr);
   });
