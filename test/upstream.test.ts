@@ -5,7 +5,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTarball } from '../src/init/tarball.ts';
 import { runCheckUpstream } from '../src/init/upstream-cli.ts';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
@@ -33,7 +35,7 @@ beforeAll(() => {
   integrity = info?.integrity ?? '';
 }, 120_000);
 
-async function check(dir: string, args: string[], env: NodeJS.ProcessEnv = npmEnv) {
+async function check(dir: string, args: string[], env: NodeJS.ProcessEnv = npmEnv, signal?: AbortSignal) {
   let stdout = '';
   let stderr = '';
   const sink = (add: (s: string) => void) =>
@@ -52,6 +54,7 @@ async function check(dir: string, args: string[], env: NodeJS.ProcessEnv = npmEn
     }),
     cwd: dir,
     env,
+    signal,
   });
   return { code, stdout, stderr };
 }
@@ -163,6 +166,12 @@ describe('gateline check-upstream --tarball', () => {
     const none = await check(dir, ['--tarball', 'missing.tgz']);
     expect(none.stderr).toMatch(/^missing\.tgz: cannot be read \(ENOENT\)/m);
     for (const r of [bad, folder, none]) noStack(r.stderr);
+    // A gzip bomb is stopped at a bound instead of filling memory.
+    writeFileSync(join(dir, 'bomb.tgz'), gzipSync(Buffer.alloc(257 * 1024 * 1024), { level: 1 }));
+    const bomb = await check(dir, ['--tarball', 'bomb.tgz']);
+    expect(bomb.stderr).toMatch(
+      /^bomb\.tgz: unpacks to more than 256 MB, so it is no package tarball: pass the \.tgz file npm pack made$/m,
+    );
   });
 
   it('a core installed from a degit source, or a lock whose package is not a registry name, is refused without running npm', async () => {
@@ -250,6 +259,16 @@ describe('gateline check-upstream through npm', () => {
     for (const r of [absent, offline, noNpm]) noStack(r.stderr);
   });
 
+  it('Ctrl-C while npm fetches stops it: exit 130, nothing changed', async () => {
+    const dir = host({}, { adapters: ['claude-code'] });
+    const controller = new AbortController();
+    const running = check(dir, [], viaRegistry(), controller.signal);
+    controller.abort();
+    const run = await running;
+    expect(run.code).toBe(130);
+    expect(run.stderr).toBe('gateline check-upstream: interrupted: check-upstream stopped; nothing was changed\n');
+  });
+
   it('runs from the gateline bin, which lists it', () => {
     const dir = host({}, { adapters: ['claude-code'] });
     const bin = join(REPO, 'src/bin/gateline.ts');
@@ -295,3 +314,48 @@ describe('the lock records what check-upstream needs', () => {
 function sha1(bytes: Buffer): string {
   return createHash('sha1').update(bytes).digest('hex');
 }
+
+describe('reading a package tarball', () => {
+  /** One tar entry: a ustar header (with its checksum) and the data padded to 512 bytes. */
+  function entry(name: string, data: string, type = '0'): Buffer {
+    const header = Buffer.alloc(512);
+    header.write(name.slice(0, 100), 0);
+    header.write('0000644\0', 100);
+    header.write(`${Buffer.byteLength(data).toString(8).padStart(11, '0')}\0`, 124);
+    header.write(type, 156);
+    header.write('ustar\u000000', 257);
+    header.fill(' ', 148, 156);
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    const body = Buffer.alloc(Math.ceil(Buffer.byteLength(data) / 512) * 512);
+    body.write(data);
+    return Buffer.concat([header, body]);
+  }
+  const tgz = (...entries: Buffer[]) => gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]));
+
+  it('takes a long name from a pax header, skips links and folders, and strips the top folder', () => {
+    const long = `package/roles/${'n'.repeat(120)}.md`;
+    const record = ` path=${long}\n`;
+    const pax = `${Buffer.byteLength(record) + String(Buffer.byteLength(record)).length}${record}`;
+    const files = readTarball(
+      tgz(
+        entry('package/', '', '5'),
+        entry('PaxHeader', pax, 'x'),
+        entry('package/truncated-name', 'long body'),
+        entry('package/link', '', '2'),
+        entry('package/package.json', '{}'),
+      ),
+    );
+    expect([...files.keys()]).toEqual([long.slice('package/'.length), 'package.json']);
+    expect(files.get(long.slice('package/'.length))?.toString()).toBe('long body');
+  });
+
+  it('refuses an entry that climbs out, a damaged header, and a cut tarball', () => {
+    expect(() => readTarball(tgz(entry('package/../../etc/x', 'x')))).toThrow(/unsafe path: "package\/\.\.\/\.\.\/etc\/x"/);
+    const damaged = entry('package/a', 'x');
+    damaged.write('b', 9);
+    expect(() => readTarball(tgz(damaged))).toThrow(/damaged entry header at byte 0/);
+    expect(() => readTarball(gzipSync(entry('package/a', 'x'.repeat(2000)).subarray(0, 700)))).toThrow(/cut short/);
+  });
+});

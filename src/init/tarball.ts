@@ -11,8 +11,11 @@ export class TarballError extends Error {
 export function readTarball(gzipped: Uint8Array): Map<string, Buffer> {
   let tar: Buffer;
   try {
-    tar = gunzipSync(gzipped);
+    // A bound on what a hostile tarball may inflate to (the real package is well under 1 MB).
+    tar = gunzipSync(gzipped, { maxOutputLength: 256 * 1024 * 1024 });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new TarballError('unpacks to more than 256 MB, so it is no package tarball');
     throw new TarballError(`is not a gzipped tarball (${(error as Error).message})`);
   }
   const files = new Map<string, Buffer>();

@@ -46,7 +46,7 @@ export async function runCheckUpstream(argv: string[], io: UpstreamIo): Promise<
     const pinned = pinnedPackage(ctx.lock, display.lock);
     const fetched: Fetched = values.tarball
       ? { from: values.tarball, bytes: readTarballFile(resolve(io.cwd, values.tarball), values.tarball) }
-      : await fetchWithNpm(pinned, ctx.root, io.env ?? process.env, COMMAND);
+      : await fetchWithNpm(pinned, ctx.root, io.env ?? process.env, COMMAND, io.signal);
     if (io.signal?.aborted) throw new Interrupted('check-upstream stopped; nothing was changed');
     const result = compareWithTarball(fetched, pinned, hashTree(ctx.coreRoot), display);
     const source = fetched.from === 'npm' ? 'from npm' : `in ${fetched.from}`;
@@ -73,7 +73,13 @@ export async function runCheckUpstream(argv: string[], io: UpstreamIo): Promise<
     } else io.stdout.write(`${display.core} matches ${result.package} ${source}: ${result.expected} files.${unpinned}\n`);
     return 0;
   } catch (error) {
-    return boundary(error, io, { command: COMMAND, json, verbose: argv.includes('--verbose'), signal: io.signal });
+    return boundary(error, io, {
+      command: COMMAND,
+      json,
+      verbose: argv.includes('--verbose'),
+      signal: io.signal,
+      interrupted: 'check-upstream stopped; nothing was changed',
+    });
   }
 }
 

@@ -55,7 +55,13 @@ export interface Fetched {
 }
 
 /** The tarball of `name@version` through `npm pack` (the user's npm, registry and cache settings); `cwd` is the host, whose .npmrc applies. */
-export async function fetchWithNpm(pinned: Pinned, cwd: string, env: NodeJS.ProcessEnv, command: string): Promise<Fetched> {
+export async function fetchWithNpm(
+  pinned: Pinned,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  command: string,
+  signal?: AbortSignal,
+): Promise<Fetched> {
   const spec = `${pinned.name}@${pinned.version}`;
   const dest = mkdtempSync(join(tmpdir(), 'gateline-upstream-'));
   const offlineHint = `or pass --tarball FILE with the ${spec} tarball (npm pack ${spec} on a machine that has the registry)`;
@@ -65,7 +71,9 @@ export async function fetchWithNpm(pinned: Pinned, cwd: string, env: NodeJS.Proc
       env: { ...env, npm_config_update_notifier: 'false' },
       reject: false,
       stdin: 'ignore',
+      cancelSignal: signal,
     });
+    signal?.throwIfAborted();
     if ((run as { code?: string }).code === 'ENOENT')
       throw new FrameworkError([
         { file: command, message: `npm is not on PATH, so ${spec} cannot be fetched: install Node's npm, ${offlineHint}` },
