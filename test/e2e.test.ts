@@ -21,7 +21,8 @@ function sh(command: string, args: string[], cwd: string) {
   return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 180_000 });
 }
 
-describe('the packed package, run as a user runs it', () => {
+// Each test spawns npm several times: on a loaded machine that alone can pass the 30 s default.
+describe('the packed package, run as a user runs it', { timeout: 180_000 }, () => {
   let tarball = '';
   let integrity = '';
   let files: string[] = [];

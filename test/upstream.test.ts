@@ -195,7 +195,7 @@ describe('gateline check-upstream --tarball', () => {
   });
 });
 
-describe('gateline check-upstream through npm', () => {
+describe('gateline check-upstream through npm', { timeout: 120_000 }, () => {
   /** A loopback npm registry serving the packed tarball as create-gateline@0.1.0. */
   let server: Server;
   let registry = '';
