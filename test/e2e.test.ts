@@ -21,16 +21,23 @@ function sh(command: string, args: string[], cwd: string) {
   return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 180_000 });
 }
 
-describe('the packed package, run as a user runs it', () => {
+// Each test spawns npm several times: on a loaded machine that alone can pass the 30 s default.
+describe('the packed package, run as a user runs it', { timeout: 180_000 }, () => {
   let tarball = '';
+  let integrity = '';
   let files: string[] = [];
 
   beforeAll(() => {
     const out = testdir();
     const pack = sh('npm', ['pack', '--json', '--pack-destination', out], REPO);
     expect(pack.status, pack.stderr).toBe(0);
-    const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+      filename: string;
+      integrity: string;
+      files: { path: string }[];
+    }[];
     tarball = join(out, info?.filename ?? '');
+    integrity = info?.integrity ?? '';
     files = (info?.files ?? []).map((f) => f.path);
     // The offline runs below resolve the package's dependencies from npm's cache. `npm ci` caches
     // tarballs but not the registry metadata npm exec resolves ranges with, so a fresh machine
@@ -70,6 +77,12 @@ describe('the packed package, run as a user runs it', () => {
     const bin = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'render', '--check'], dir);
     expect(bin.status, bin.stderr).toBe(0);
     expect(bin.stdout).toMatch(/15 files up to date/);
+    // The lock records the tarball npm installed the installer from, and check-upstream finds the
+    // vendored core to be exactly that package's.
+    expect(JSON.parse(read(dir, '.gateline/framework-lock.json')).source.tarballIntegrity).toBe(integrity);
+    const upstream = sh('npm', ['exec', '--package', tarball, '--', 'gateline', 'check-upstream', '--tarball', tarball], dir);
+    expect(upstream.status, upstream.stderr).toBe(0);
+    expect(upstream.stdout).toMatch(/^\.gateline\/core matches create-gateline@0\.1\.0 in .*: \d+ files\.\n$/);
 
     git(dir, 'add', '-A');
     const stub = read(dir, '.gateline/overlays/_all.md');

@@ -11,6 +11,7 @@ const USAGE = `Usage: gateline <command> [options]
   validate            the pre-commit check (the vendored core of this host)
   doctor              check this host and its runners, each problem with its fix
   up                  run the roles headless across runners (gateline up --help)
+  check-upstream      compare the vendored core with the published package of its version
 
 Each command has --help. render and validate run the core vendored in <prefix>/core, found
 through <prefix>/framework-lock.json; adopt gateline with: npm create gateline@latest`;
@@ -42,7 +43,12 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (command === undefined) throw new UsageError('no command given (render, validate, doctor or up)');
-  if (!['render', 'validate', 'doctor', 'up'].includes(command)) throw new UsageError(`unknown command '${command}'`);
+  if (!['render', 'validate', 'doctor', 'up', 'check-upstream'].includes(command)) throw new UsageError(`unknown command '${command}'`);
+  if (command === 'check-upstream') {
+    const signal = interruptible();
+    const { runCheckUpstream } = await import('../init/upstream-cli.ts');
+    return runCheckUpstream(argv.slice(1), { ...io, signal });
+  }
   if (command === 'doctor') {
     const signal = interruptible(); // before the import, which takes a while: Ctrl-C meanwhile is seen
     const { runDoctor } = await import('../probe/doctor-cli.ts');

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import degit, { type Options as DegitOptions } from 'degit';
 import { PACKAGE_ROOT } from '../host/package.ts';
 import type { Lock } from '../shared/lock.ts';
@@ -18,7 +18,35 @@ export interface CoreSource {
 /** The core in the package this installer runs from: the default, offline source. */
 export function embeddedSource(packageRoot = PACKAGE_ROOT): CoreSource {
   const version = readVersion(packageRoot);
-  return { dir: packageRoot, version, source: { type: 'embedded', package: `create-gateline@${version}` }, cleanup: () => {} };
+  const name = 'create-gateline';
+  const tarballIntegrity = installedIntegrity(packageRoot, name, version);
+  return {
+    dir: packageRoot,
+    version,
+    source: { type: 'embedded', package: `${name}@${version}`, ...(tarballIntegrity ? { tarballIntegrity } : {}) },
+    cleanup: () => {},
+  };
+}
+
+/**
+ * The npm integrity of the tarball this package was installed from: npm (and `npm create`'s npx
+ * cache) records it in node_modules/.package-lock.json. Undefined when run from a checkout or
+ * when npm left no record; `gateline check-upstream` then compares file contents only.
+ */
+function installedIntegrity(packageRoot: string, name: string, version: string): string | undefined {
+  const modules = dirname(packageRoot);
+  if (basename(packageRoot) !== name || basename(modules) !== 'node_modules') return undefined;
+  try {
+    const hidden = JSON.parse(readFileSync(join(modules, '.package-lock.json'), 'utf8')) as {
+      packages?: Record<string, { version?: unknown; integrity?: unknown }>;
+    };
+    const entry = hidden.packages?.[`node_modules/${name}`];
+    return entry?.version === version && typeof entry.integrity === 'string' && /^sha512-/.test(entry.integrity)
+      ? entry.integrity
+      : undefined;
+  } catch {
+    return undefined; // no record, or one npm wrote in a shape this does not know: not worth failing an install
+  }
 }
 
 /**

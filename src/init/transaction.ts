@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeAtomic } from '../render/write.ts';
 
 // Every change the installer makes goes through one journal, so a failure or a Ctrl-C at any
 // point puts the repository back exactly as it was: files restored byte for byte, new files
-// and the folders created for them removed.
+// and the folders created for them removed. Every write is atomic (a temp file with an
+// unpredictable name, created exclusively, then a rename): a kill mid-write leaves the old file.
 
 interface Entry {
   path: string;
@@ -29,7 +31,9 @@ export class Transaction {
     if (this.journal.some((e) => e.path === path)) return;
     const abs = join(this.root, path);
     const stat = existsSync(abs) ? lstatSync(abs) : undefined;
-    this.journal.push({ path, before: stat ? readFileSync(abs) : undefined, mode: stat?.mode, mtime: stat?.mtimeMs });
+    // A link's own mode (0o777) is not the file's: a file replacing it gets the default.
+    const mode = stat && !stat.isSymbolicLink() ? stat.mode & 0o7777 : undefined;
+    this.journal.push({ path, before: stat ? readFileSync(abs) : undefined, mode, mtime: stat?.mtimeMs });
   }
 
   write(path: string, content: string | Buffer, mode?: number): void {
@@ -37,8 +41,9 @@ export class Transaction {
     this.remember(path);
     const abs = join(this.root, path);
     this.mkdirs(dirname(abs));
-    writeFileSync(abs, content);
-    if (mode !== undefined) chmodSync(abs, mode);
+    // The rename replaces the old file (a link included: never written through), so a rewritten
+    // file keeps its mode explicitly unless the plan sets one.
+    writeAtomic(abs, content, mode ?? this.journal.find((e) => e.path === path)?.mode);
   }
 
   remove(path: string): void {
@@ -60,8 +65,7 @@ export class Transaction {
           if (existsSync(abs)) rmSync(abs, { force: true });
         } else {
           mkdirSync(dirname(abs), { recursive: true });
-          writeFileSync(abs, entry.before);
-          if (entry.mode !== undefined) chmodSync(abs, entry.mode & 0o7777);
+          writeAtomic(abs, entry.before, entry.mode);
           if (entry.mtime !== undefined) utimesSync(abs, entry.mtime / 1000, entry.mtime / 1000);
         }
       } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { FileState } from './state.ts';
 
@@ -23,13 +23,19 @@ export function applyStates(root: string, states: FileState[]): { written: strin
   return { written, removed };
 }
 
-export function writeAtomic(abs: string, content: string): void {
+/**
+ * Writes `abs` through a temp file in the same folder and a rename: a reader, or a process killed
+ * half-way, sees the old file or the new one, never a cut one. `mode` is set before the rename.
+ */
+export function writeAtomic(abs: string, content: string | Uint8Array, mode?: number): void {
   mkdirSync(dirname(abs), { recursive: true });
   // An unpredictable name, created exclusively: a link planted at a guessable temp name is never
   // written through (the 'wx' open fails instead).
   const tmp = join(dirname(abs), `.${basename(abs)}.${globalThis.crypto.randomUUID()}.tmp`);
   try {
-    writeFileSync(tmp, content, { flag: 'wx' });
+    // With a mode: created private, then set exactly (the umask would narrow a create mode).
+    writeFileSync(tmp, content, { flag: 'wx', mode: mode === undefined ? 0o666 : 0o600 });
+    if (mode !== undefined) chmodSync(tmp, mode);
     renameSync(tmp, abs);
   } catch (error) {
     rmSync(tmp, { force: true });

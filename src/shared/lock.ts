@@ -11,8 +11,12 @@ export interface Lock {
   lockVersion: number;
   /** The framework version that was vendored. */
   version: string;
-  /** Where the core came from: the installer's embedded copy, or a degit source at a commit. */
-  source: { type: 'embedded'; package: string } | { type: 'degit'; repo: string; commit: string };
+  /**
+   * Where the core came from: the installer's embedded copy (`package` is `name@version`; with the
+   * npm integrity of the tarball it was installed from, when npm recorded one), or a degit source
+   * at a commit.
+   */
+  source: { type: 'embedded'; package: string; tarballIntegrity?: string } | { type: 'degit'; repo: string; commit: string };
   /** The vendored core, relative to the prefix folder. */
   core: string;
   adapters: string[];
@@ -52,9 +56,11 @@ export function readLock(path: string, file: string, problems: Problem[]): Lock 
   const sourceOk =
     typeof source === 'object' &&
     source !== null &&
-    ((source.type === 'embedded' && typeof source.package === 'string') ||
+    ((source.type === 'embedded' &&
+      typeof source.package === 'string' &&
+      (source.tarballIntegrity === undefined || typeof source.tarballIntegrity === 'string')) ||
       (source.type === 'degit' && typeof source.repo === 'string' && typeof source.commit === 'string'));
-  if (!sourceOk) bad('source', "must be {type: 'embedded', package} or {type: 'degit', repo, commit}");
+  if (!sourceOk) bad('source', "must be {type: 'embedded', package[, tarballIntegrity]} or {type: 'degit', repo, commit}");
   return problems.length > before ? undefined : (lock as unknown as Lock);
 }
 
