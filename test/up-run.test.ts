@@ -384,7 +384,7 @@ describe("the host's overlay narrows what gateline up grants", () => {
 });
 
 describe('gateline up "<task>"', () => {
-  it('opencode + claude-code: runs the four roles, resumes the opencode implementer by its sessionID, meters real cost', async () => {
+  it('opencode + claude-code: runs the four roles, resumes the opencode implementer by its sessionID, meters the runner-reported cost', async () => {
     const dir = repo();
     const f = fakes();
     const r = await up(dir, ['add a feature', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
@@ -437,10 +437,10 @@ describe('gateline up "<task>"', () => {
     ]);
     expectNoBypass(entries);
     // Summary: opencode's step_finish costs summed (0.0125 a run), Claude Code's total_cost_usd.
-    expect(r.stdout).toMatch(/planner +opencode +openrouter\/moonshotai\/kimi-k2 +1 +520 +80 +\$0\.0125 +real/);
-    expect(r.stdout).toMatch(/implementer +opencode +\S+ +2 +1040 +160 +\$0\.0250 +real/);
-    expect(r.stdout).toMatch(/reviewer +claude-code +opus +2 +3000 +400 +\$0\.2500 +real/);
-    expect(r.stdout).toMatch(/total +6 +.* +\$0\.4125 +real/);
+    expect(r.stdout).toMatch(/planner +opencode +openrouter\/moonshotai\/kimi-k2 +1 +520 +80 +\$0\.0125 +runner-reported/);
+    expect(r.stdout).toMatch(/implementer +opencode +\S+ +2 +1040 +160 +\$0\.0250 +runner-reported/);
+    expect(r.stdout).toMatch(/reviewer +claude-code +opus +2 +3000 +400 +\$0\.2500 +runner-reported/);
+    expect(r.stdout).toMatch(/total +6 +.* +\$0\.4125 +runner-reported/);
     expect(r.stdout).toMatch(/VERDICT: PASS: the verifier says PASS/);
     expect(r.stderr).not.toMatch(/vendor-pin advisory/);
   });
@@ -620,7 +620,7 @@ describe('gateline up "<task>"', () => {
     expect(r.stdout).toMatch(/planner +gemini-cli +gemini-3.1-pro-preview +1 +2000000 +400000 +\$8\.8000 +estimated/);
     // 2 x (2M x $0.30 + 0.4M x $2.50) = $3.20 for the implementer (gemini-3.5-flash).
     expect(r.stdout).toMatch(/implementer +gemini-cli +gemini-3.5-flash +2 +4000000 +800000 +\$3\.2000 +estimated/);
-    expect(r.stdout).toMatch(/verifier +opencode +\S+ +1 +520 +80 +\$0\.0125 +real/);
+    expect(r.stdout).toMatch(/verifier +opencode +\S+ +1 +520 +80 +\$0\.0125 +runner-reported/);
     expect(r.stdout).toMatch(/total +6 +\d+ +\d+ +\$12\.0375 +estimated/);
     expectNoBypass(entries);
   });
@@ -649,7 +649,7 @@ describe('gateline up "<task>"', () => {
     expect(s.stdout).toMatch(/no verdict: the verifier gave no VERDICT line, which counts as FAIL/);
     const json = await up(dir, ['task', '--adapter', 'claude-code', '--json'], failing.env);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'fail', verdict: 'FAIL', exitCode: 1, total: { costUsd: 0.5, basis: 'real' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'fail', verdict: 'FAIL', exitCode: 1, total: { costUsd: 0.5, basis: 'runner-reported' } });
   });
 
   it('writes the run record: bindings, each step (prompt, command, transcript, result, cost), summary; runs/ is ignored by git', async () => {
@@ -687,7 +687,7 @@ describe('gateline up "<task>"', () => {
       tokensIn: 1500,
       tokensOut: 200,
       costUsd: 0.125,
-      basis: 'real',
+      basis: 'runner-reported',
     });
     expect(readFileSync(join(run, '03-reviewer/stdout.txt'), 'utf8')).toMatch(/"type":"step_start"/);
     const summary = JSON.parse(readFileSync(join(run, 'summary.json'), 'utf8'));

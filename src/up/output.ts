@@ -14,7 +14,7 @@ export interface Parsed {
   /** The role's report. */
   text: string;
   session?: string;
-  /** USD, when the runner reports it: real cost. */
+  /** USD, when the runner reports it (its own estimate: basis runner-reported). */
   costUsd?: number;
   tokens?: { input: number; output: number };
   /** An error the runner reported in its own output (it may still exit 0). */

@@ -1,0 +1,170 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { locate } from '../src/render/context.ts';
+import { renderAll } from '../src/render/render.ts';
+import { run } from '../src/up/cli.ts';
+import { copyTree, git, gitRepo, REPO, read, testdir } from './helpers.ts';
+
+// What a runner cannot talk `gateline up` into: fake runners (Claude Code's result object,
+// opencode's JSON lines) that also ACT on the tree as a hostile or careless model would, through
+// a JavaScript snippet per role and call, run in the runner's working folder before it answers.
+
+const FAKE = String.raw`
+const fs = require('node:fs');
+const path = require('node:path');
+const argv = process.argv.slice(2);
+const script = JSON.parse(fs.readFileSync(process.env.FAKE_SCRIPT, 'utf8'));
+const log = process.env.FAKE_LOG;
+const flag = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const prompt = argv.find((a) => a.includes('gateline up:')) || '';
+const role = (/you are the ([a-z-]+)/.exec(prompt) || [])[1] || 'unknown';
+const earlier = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+const call = earlier.filter((e) => e.role === role).length;
+const entry = { runner: RUNNER, argv, role, call };
+if (RUNNER === 'claude') {
+  // What Claude Code would load for --agent: the project's agent file of that name.
+  const file = path.join('.claude', 'agents', flag('--agent') + '.md');
+  entry.agentText = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null;
+}
+fs.appendFileSync(log, JSON.stringify(entry) + '\n');
+for (const act of script.acts || []) {
+  if (act.role === role && (act.call === undefined || act.call === call) && (act.runner === undefined || act.runner === RUNNER)) {
+    new Function('fs', 'path', act.js)(fs, path);
+  }
+}
+const texts = script.reports[role] || ['(nothing)'];
+const text = texts[Math.min(call, texts.length - 1)];
+const mode = (script.modes || {})[role] || 'ok';
+const out = (s) => process.stdout.write(s);
+if (RUNNER === 'claude') {
+  if (mode === 'api-error') {
+    out(JSON.stringify({ type: 'result', subtype: 'success', is_error: true, result: 'API Error: Cannot connect to API: ECONNREFUSED', session_id: 's' }) + '\n');
+    process.exit(1);
+  }
+  out(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: text, session_id: 'cc-' + role + '-' + call,
+    total_cost_usd: 0.125, usage: { input_tokens: 1000, output_tokens: 200 } }) + '\n');
+} else {
+  const sessionID = flag('--session') || 'ses_' + role + '_' + call;
+  const line = (o) => out(JSON.stringify({ timestamp: 1, sessionID, ...o }) + '\n');
+  line({ type: 'step_start', part: { type: 'step-start' } });
+  if (mode === 'api-error') {
+    line({ type: 'error', error: { name: 'APIError', data: { message: 'Cannot connect to API: ECONNREFUSED' } } });
+    process.exit(1);
+  }
+  line({ type: 'text', part: { type: 'text', text } });
+  line({ type: 'step_finish', part: { type: 'step-finish', cost: 0.01, tokens: { input: 400, output: 50 } } });
+}
+`;
+
+const HAPPY = {
+  planner: ['PLAN'],
+  implementer: ['IMPLEMENTED'],
+  reviewer: ['VERDICT: APPROVE'],
+  verifier: ['VERDICT: PASS'],
+};
+
+interface Act {
+  role: string;
+  call?: number;
+  runner?: string;
+  js: string;
+}
+
+interface Entry {
+  runner: string;
+  argv: string[];
+  role: string;
+  call: number;
+  agentText?: string | null;
+}
+
+function fakes({ acts = [] as Act[], modes = {} as Record<string, string>, runners = ['claude', 'opencode'] } = {}) {
+  const dir = testdir();
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  for (const runner of runners) {
+    writeFileSync(join(bin, runner), `#!${process.execPath}\nconst RUNNER = ${JSON.stringify(runner)};\n${FAKE}`);
+    chmodSync(join(bin, runner), 0o755);
+  }
+  writeFileSync(join(dir, 'script.json'), JSON.stringify({ reports: HAPPY, acts, modes }));
+  const log = join(dir, 'argv.log');
+  const env = { PATH: `${bin}:${process.env.PATH}`, FAKE_SCRIPT: join(dir, 'script.json'), FAKE_LOG: log, HOME: dir };
+  const entries = (): Entry[] =>
+    existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+  return { env, entries, dir };
+}
+
+/** A framework checkout in a real git repository, committed, with fresh agent files. */
+function repo(): string {
+  const dir = gitRepo({ 'src/app.js': 'export const x = 1;\n', '.gitignore': 'dist/\n' });
+  for (const sub of ['roles', 'adapters', 'registry']) copyTree(join(REPO, sub), join(dir, sub));
+  expect(renderAll(locate(dir)).ok).toBe(true);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-qm', 'start');
+  return dir;
+}
+
+async function up(cwd: string, args: string[], env: Record<string, string>) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(chunk, _enc, done) {
+        add(String(chunk));
+        done();
+      },
+    });
+  const code = await run(args, {
+    stdout: sink((s) => {
+      stdout += s;
+    }),
+    stderr: sink((s) => {
+      stderr += s;
+    }),
+    cwd,
+    env: { NO_COLOR: '1', ...env },
+  });
+  return { code, stdout, stderr };
+}
+
+function runDir(dir: string): string {
+  const runs = readdirSync(join(dir, '.gateline/runs')).filter((f) => f !== '.gitignore');
+  expect(runs).toHaveLength(1);
+  return join(dir, '.gateline/runs', runs[0] as string);
+}
+
+describe('a failed runner says why, in its own words', () => {
+  for (const [runner, adapters] of [
+    ['claude', ['--adapter', 'claude-code']],
+    ['opencode', ['--adapter', 'opencode', '--adapter', 'claude-code']],
+  ] as const) {
+    it(`${runner}: the error in its JSON output is printed with the failure, and kept in error.txt`, async () => {
+      const dir = repo();
+      const f = fakes({ modes: { planner: 'api-error' } });
+      const r = await up(dir, ['task', ...adapters], f.env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`planner: the runner '${runner}' \\(adapter \\S+\\) exited with code 1: .*Cannot connect to API`));
+      expect(readFileSync(join(runDir(dir), '01-planner/error.txt'), 'utf8')).toMatch(/Cannot connect to API/);
+    });
+  }
+});
+
+describe('the cost basis', () => {
+  it('is "runner-reported" for what the runner prints, never "real"', async () => {
+    const dir = repo();
+    const f = fakes();
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/total +4 +\d+ +\d+ +\$0\.5000 +runner-reported/);
+    expect(r.stdout).not.toMatch(/\breal\b/);
+    const summary = JSON.parse(read(runDir(dir), 'summary.json'));
+    expect(summary.total.basis).toBe('runner-reported');
+  });
+});
