@@ -649,7 +649,12 @@ describe('gateline up "<task>"', () => {
     expect(s.stdout).toMatch(/no verdict: the verifier gave no VERDICT line, which counts as FAIL/);
     const json = await up(dir, ['task', '--adapter', 'claude-code', '--json'], failing.env);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'fail', verdict: 'FAIL', exitCode: 1, total: { costUsd: 0.5, basis: 'runner-reported' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'fail',
+      verdict: 'FAIL',
+      exitCode: 1,
+      total: { costUsd: 0.5, basis: 'runner-reported' },
+    });
   });
 
   it('writes the run record: bindings, each step (prompt, command, transcript, result, cost), summary; runs/ is ignored by git', async () => {
