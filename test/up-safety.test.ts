@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -168,5 +168,116 @@ describe('the cost basis', () => {
     expect(r.stdout).not.toMatch(/\breal\b/);
     const summary = JSON.parse(read(runDir(dir), 'summary.json'));
     expect(summary.total.basis).toBe('runner-reported');
+  });
+});
+
+describe('run records never follow a symbolic link', () => {
+  /** A file and a folder outside the repository that a link points at; they must stay as they are. */
+  function victims() {
+    const outside = testdir({ 'victim.txt': 'precious\n', 'folder/keep.txt': 'keep\n' });
+    return {
+      file: join(outside, 'victim.txt'),
+      folder: join(outside, 'folder'),
+      untouched: () => {
+        expect(readFileSync(join(outside, 'victim.txt'), 'utf8')).toBe('precious\n');
+        expect(readdirSync(join(outside, 'folder'))).toEqual(['keep.txt']);
+      },
+    };
+  }
+
+  it('a committed symlink at <prefix>/runs/.gitignore: refused before any runner starts, its target untouched', async () => {
+    const dir = repo();
+    const v = victims();
+    mkdirSync(join(dir, '.gateline/runs'), { recursive: true });
+    symlinkSync(v.file, join(dir, '.gateline/runs/.gitignore'));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'plant');
+    const f = fakes();
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\.gateline\/runs\/\.gitignore: is a symbolic link: gateline up writes its run records only to real files/);
+    expect(f.entries()).toEqual([]);
+    v.untouched();
+  });
+
+  it('a symlink at <prefix>/runs, or at <prefix>, to a folder outside or inside: refused, nothing written there', async () => {
+    for (const link of ['.gateline/runs', '.gateline']) {
+      for (const inside of [false, true]) {
+        const dir = repo();
+        const v = victims();
+        const target = inside ? join(dir, 'src') : v.folder;
+        if (link !== '.gateline') mkdirSync(join(dir, '.gateline'));
+        symlinkSync(target, join(dir, link));
+        const f = fakes();
+        const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+        expect(r.code, `${link} -> ${target}`).toBe(1);
+        expect(r.stderr).toContain(`${link}: is a symbolic link`);
+        expect(f.entries()).toEqual([]);
+        v.untouched();
+        expect(readdirSync(join(dir, 'src'))).toEqual(['app.js']);
+      }
+    }
+  });
+
+  /** JavaScript for the fake implementer: plants `plant(run)` in the run's folder while the run is on. */
+  const inRun = (plant: string) =>
+    `const runs = '.gateline/runs'; const run = path.join(runs, fs.readdirSync(runs).find((f) => f !== '.gitignore')); ${plant}`;
+
+  it("a runner that plants links in the run's folder (a step folder, a file, summary.json) gets nothing written through them", async () => {
+    const dir = repo();
+    const v = victims();
+    const f = fakes({
+      acts: [
+        {
+          role: 'implementer',
+          js: inRun(
+            `fs.symlinkSync(${JSON.stringify(v.file)}, path.join(run, 'summary.json'));` +
+              `fs.mkdirSync(path.join(run, '04-verifier'));` +
+              `fs.symlinkSync(${JSON.stringify(v.file)}, path.join(run, '04-verifier', 'stdout.txt'));` +
+              `fs.symlinkSync(${JSON.stringify(v.folder)}, path.join(run, '03-reviewer'));`,
+          ),
+        },
+      ],
+    });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\.gateline\/runs\/[^/]+\/03-reviewer: is a symbolic link/);
+    expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer']);
+    v.untouched();
+    // summary.json was written as a file of its own, replacing the link rather than following it.
+    expect(lstatSync(join(runDir(dir), 'summary.json')).isFile()).toBe(true);
+    expect(JSON.parse(read(runDir(dir), 'summary.json'))).toMatchObject({ ok: false, exitCode: 1 });
+  });
+
+  it('a file link inside a real step folder is replaced, not written through; the run goes on', async () => {
+    const dir = repo();
+    const v = victims();
+    const f = fakes({
+      acts: [
+        {
+          role: 'implementer',
+          js: inRun(
+            `fs.mkdirSync(path.join(run, '03-reviewer'));` +
+              `for (const n of ['prompt.md', 'stdout.txt', 'command.json']) fs.symlinkSync(${JSON.stringify(v.file)}, path.join(run, '03-reviewer', n));`,
+          ),
+        },
+      ],
+    });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(0);
+    v.untouched();
+    for (const n of ['prompt.md', 'stdout.txt', 'command.json']) expect(lstatSync(join(runDir(dir), '03-reviewer', n)).isFile()).toBe(true);
+  });
+
+  it('a run folder swapped for a link mid-run: gateline stops rather than write through it', async () => {
+    const dir = repo();
+    const v = victims();
+    const f = fakes({
+      acts: [{ role: 'implementer', js: inRun(`fs.renameSync(run, run + '.moved'); fs.symlinkSync(${JSON.stringify(v.folder)}, run);`) }],
+    });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\.gateline\/runs\/[^/]+: is a symbolic link/);
+    v.untouched();
   });
 });

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundary, type Failure } from '../shared/boundary.ts';
-import { Interrupted, UsageError } from '../shared/problem.ts';
+import { FrameworkError, formatProblem, Interrupted, UsageError } from '../shared/problem.ts';
 import { paint } from '../shared/report.ts';
 import { PIPELINE } from './dispatch.ts';
 import { type Lanes, prepareLanes } from './lanes.ts';
@@ -85,7 +85,12 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
   const finish = (outcome: Ending) => {
     if (!record) return undefined;
     const summary = runSummary(record, steps, outcome);
-    record.write('summary.json', summary);
+    try {
+      record.write('summary.json', summary);
+    } catch (error) {
+      // Said, not thrown: this runs in the error boundary too, and the run's own failure comes first.
+      log(`gateline up: ${error instanceof FrameworkError ? error.problems.map(formatProblem).join('; ') : messageOf(error)}`);
+    }
     if (!json && steps.length) out(`\n${costTable(summary.roles)}`);
     return summary;
   };
