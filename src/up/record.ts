@@ -74,7 +74,9 @@ function folders(root: string, realRoot: string, parts: string[], base: string):
   }
   // A folder swapped for a link between the checks and now is caught here: the real path must be the expected one.
   if (realpathSync(join(root, rel)) !== join(realRoot, rel)) {
-    throw new FrameworkError([{ file: rel, message: 'leads through a symbolic link: gateline up writes no run record there; remove the link' }]);
+    throw new FrameworkError([
+      { file: rel, message: 'leads through a symbolic link: gateline up writes no run record there; remove the link' },
+    ]);
   }
 }
 
