@@ -225,11 +225,11 @@ describe('gateline up --plan', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        'role         adapter      model   vendor     pin',
-        'planner      claude-code  opus    anthropic  n/a',
-        'implementer  claude-code  sonnet  anthropic  n/a',
-        'reviewer     claude-code  opus    anthropic  advisory',
-        'verifier     claude-code  sonnet  anthropic  advisory',
+        'role         adapter      model   vendor     pin       run',
+        'planner      claude-code  opus    anthropic  n/a       ok',
+        'implementer  claude-code  sonnet  anthropic  n/a       ok',
+        'reviewer     claude-code  opus    anthropic  advisory  ok',
+        'verifier     claude-code  sonnet  anthropic  advisory  ok',
         '',
       ].join('\n'),
     );
@@ -242,19 +242,21 @@ describe('gateline up --plan', () => {
 
   it('with two adapters: the reviewer and verifier go to the other vendor; --json gives the same as data', async () => {
     const dir = repo();
-    const r = await up(dir, ['--plan', '--adapter', 'opencode', '--adapter', 'claude-code']);
+    const f = fakes();
+    const r = await up(dir, ['--plan', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/reviewer +claude-code +opus +anthropic +ok/);
     expect(r.stdout).toMatch(/implementer +opencode +openrouter\/moonshotai\/kimi-k2 +moonshotai +n\/a/);
-    const json = await up(dir, ['--plan', '--json', '--adapter', 'opencode', '--adapter', 'claude-code']);
+    const json = await up(dir, ['--plan', '--json', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     const data = JSON.parse(json.stdout);
     expect(data).toMatchObject({ ok: true, mode: 'framework', adapters: ['opencode', 'claude-code'], advisories: [] });
+    const lane = { run: 'ok', problems: [] };
     expect(data.bindings).toEqual([
-      { role: 'planner', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a' },
-      { role: 'implementer', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a' },
-      { role: 'reviewer', adapter: 'claude-code', model: 'opus', vendor: 'anthropic', pin: 'ok' },
-      { role: 'verifier', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'ok' },
+      { role: 'planner', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a', ...lane },
+      { role: 'implementer', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a', ...lane },
+      { role: 'reviewer', adapter: 'claude-code', model: 'opus', vendor: 'anthropic', pin: 'ok', ...lane },
+      { role: 'verifier', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'ok', ...lane },
     ]);
   });
 
@@ -343,16 +345,18 @@ describe('gateline up --plan', () => {
         `but registry/models.yaml:${registryLine} says 'openai'`,
     );
     // Only the configured adapters are compared: opencode names no Anthropic model.
-    expect((await up(dir, ['--plan', '--adapter', 'opencode'])).code).toBe(0);
+    expect((await up(dir, ['--plan', '--adapter', 'opencode'])).stderr).not.toMatch(/model_vendors says/);
   });
 
   it('in a host, reads the manifests, roles and registry of the vendored core and only the adapters the lock selects', async () => {
     const dir = host({}, { adapters: ['claude-code', 'opencode'] });
     const manifest = join(dir, '.gateline/core/adapters/claude-code/manifest.json');
     writeFileSync(manifest, read(dir, '.gateline/core/adapters/claude-code/manifest.json').replace('"deep": "opus"', '"deep": "haiku"'));
-    const r = await up(join(dir), ['--plan', '--adapter', 'claude-code']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/planner +claude-code +haiku +anthropic/);
+    const r = await up(join(dir), ['--plan', '--adapter', 'claude-code'], fakes().env);
+    expect(r.stdout).toMatch(/planner +claude-code +haiku +anthropic +n\/a +refused/);
+    // The run would refuse it: the agent files are not rendered.
+    expect(r.stderr).toMatch(/\.claude\/agents\/planner\.md: is missing/);
+    expect(r.code).toBe(1);
     const other = await up(dir, ['--plan', '--adapter', 'gemini-cli']);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(
@@ -722,18 +726,22 @@ describe('gateline up "<task>"', () => {
 });
 
 describe('gateline up failures', () => {
-  it('a missing runner: exit 1 naming the role and the runner; the run record is kept', async () => {
+  it('a missing runner: refused before any runner starts, by the plan and the run alike, naming the role and the runner', async () => {
     const dir = repo();
     const f = fakes({ runners: ['claude'], path: false });
-    const r = await up(dir, ['task', '--adapter', 'claude-code', '--adapter', 'opencode'], f.env);
+    const args = ['--adapter', 'claude-code', '--adapter', 'opencode'];
+    const missing =
+      /adapters\/opencode\/manifest\.json: reviewer: the runner 'opencode' \(adapter opencode\) was not found on PATH: install opencode-ai, or put it on PATH/;
+    const r = await up(dir, ['task', ...args], f.env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/reviewer: the runner 'opencode' \(adapter opencode\) was not found: install it, or put it on PATH/);
-    expect(r.stderr).toMatch(/The run record is in \.gateline\/runs\/[^/]+\/03-reviewer\//);
-    const run = runDir(dir);
-    expect(JSON.parse(readFileSync(join(run, 'summary.json'), 'utf8'))).toMatchObject({ status: 'missing', exitCode: 1 });
-    expect(readFileSync(join(run, '03-reviewer/error.txt'), 'utf8')).toMatch(/^missing: reviewer/);
-    expect(existsSync(join(run, '03-reviewer/prompt.md'))).toBe(true);
-    expect(r.stdout).toMatch(/implementer +claude-code/); // the finished steps are still summed up
+    expect(r.stderr).toMatch(missing);
+    expect(f.entries()).toEqual([]);
+    expect(JSON.parse(readFileSync(join(runDir(dir), 'summary.json'), 'utf8'))).toMatchObject({ status: 'error', exitCode: 1 });
+    const plan = await up(dir, ['--plan', ...args], f.env);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toMatch(/implementer +claude-code +sonnet +anthropic +n\/a +ok/);
+    expect(plan.stdout).toMatch(/reviewer +opencode +\S+ +\S+ +ok +refused/);
+    expect(plan.stderr).toMatch(missing);
   });
 
   it('a crashing runner: exit 1 with its exit code and the tail of its stderr', async () => {

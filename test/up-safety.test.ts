@@ -281,3 +281,104 @@ describe('run records never follow a symbolic link', () => {
     v.untouched();
   });
 });
+
+describe('--plan is the run: the same decision for every lane', () => {
+  const edit = (dir: string, adapter: string, change: (m: Record<string, unknown> & { headless: { args: string[] } }) => void) => {
+    const file = join(dir, 'adapters', adapter, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    change(manifest);
+    writeFileSync(file, JSON.stringify(manifest, null, 2));
+  };
+  const cases: { name: string; args: string[]; runners?: string[]; setup?: (dir: string) => void; refused: Record<string, RegExp> }[] = [
+    {
+      name: 'a runner that takes no agent file, without --accept-unnarrowed',
+      args: ['--adapter', 'gemini-cli', '--adapter', 'claude-code'],
+      runners: ['claude', 'gemini'],
+      refused: {
+        planner: /cannot run the planner narrowed on gemini-cli: it takes no agent file/,
+        implementer: /cannot run the implementer narrowed on gemini-cli/,
+      },
+    },
+    {
+      name: 'a role its runner cannot narrow (a floor)',
+      args: [
+        '--adapter',
+        'claude-code',
+        '--adapter',
+        'opencode',
+        '--adapter',
+        'codex',
+        '--bind',
+        'implementer=claude-code',
+        '--bind',
+        'reviewer=codex',
+      ],
+      runners: ['claude', 'opencode', 'codex'],
+      setup: (dir) =>
+        edit(dir, 'codex', (m) => {
+          m.roles = ['implementer', 'reviewer'];
+        }),
+      refused: { reviewer: /role 'reviewer' cannot be rendered for codex: it lacks 'edit', which codex cannot withhold/ },
+    },
+    {
+      name: 'a runner that is not on PATH',
+      args: ['--adapter', 'claude-code', '--adapter', 'opencode'],
+      runners: ['claude'],
+      refused: {
+        reviewer: /reviewer: the runner 'opencode' \(adapter opencode\) was not found on PATH/,
+        verifier: /verifier: the runner 'opencode' \(adapter opencode\) was not found on PATH/,
+      },
+    },
+    {
+      name: 'a permission bypass in the headless args',
+      args: ['--adapter', 'opencode', '--adapter', 'claude-code'],
+      setup: (dir) =>
+        edit(dir, 'claude-code', (m) => {
+          m.headless.args.push('--dangerously-skip-permissions');
+        }),
+      refused: {
+        reviewer: /refusing to run 'claude' with '--dangerously-skip-permissions'/,
+        verifier: /refusing to run 'claude' with '--dangerously-skip-permissions'/,
+      },
+    },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: refused in the plan's text and JSON (exit 1), and by the run with the same problems`, async () => {
+      const dir = repo();
+      c.setup?.(dir);
+      const f = fakes({ runners: c.runners });
+      // Only the fakes: no runner a developer has installed may stand in for a missing one.
+      const env = { ...f.env, PATH: f.env.PATH.split(':')[0] as string };
+      const text = await up(dir, ['--plan', ...c.args], env);
+      expect(text.code).toBe(1);
+      for (const [role, why] of Object.entries(c.refused)) {
+        expect(text.stdout).toMatch(new RegExp(`^${role} .* refused$`, 'm'));
+        expect(text.stderr).toMatch(why);
+      }
+      expect(text.stdout.match(/ refused$/gm)).toHaveLength(Object.keys(c.refused).length);
+      expect(text.stderr).toMatch(/gateline up would refuse the .*: nothing would run/);
+
+      const plan = JSON.parse((await up(dir, ['--plan', '--json', ...c.args], env)).stdout);
+      expect(plan.ok).toBe(false);
+      for (const lane of plan.bindings) {
+        const why = c.refused[lane.role];
+        expect(lane.run, lane.role).toBe(why ? 'refused' : 'ok');
+        if (why) expect(lane.problems.map((p: { message: string }) => p.message).join('\n')).toMatch(why);
+      }
+
+      const run = await up(dir, ['task', '--json', ...c.args], env);
+      expect(run.code).toBe(1);
+      expect(f.entries()).toEqual([]);
+      expect(JSON.parse(run.stdout).problems).toEqual(plan.problems);
+    });
+  }
+
+  it('what the run accepts, the plan shows as ok (exit 0), saying what the run would say', async () => {
+    const dir = repo();
+    const f = fakes({ runners: ['claude', 'gemini'] });
+    const r = await up(dir, ['--plan', '--adapter', 'gemini-cli', '--adapter', 'claude-code', '--accept-unnarrowed', 'gemini-cli'], f.env);
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/ ok$/gm)).toHaveLength(4);
+    expect(r.stderr).toMatch(/note: gemini-cli takes no agent file, so the planner's instructions go in its prompt/);
+  });
+});
