@@ -156,7 +156,9 @@ describe('a failed runner says why, in its own words', () => {
       const r = await up(dir, ['task', ...adapters], f.env);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
-        new RegExp(`planner: the runner '${runner}' \\(adapter \\S+\\) exited with code 1: .*Cannot connect to API`),
+        new RegExp(
+          `planner: the runner '${runner}' \\(adapter \\S+\\) exited with code 1: ${runner === 'claude' ? 'API Error: ' : ''}Cannot connect to API`,
+        ),
       );
       expect(readFileSync(join(runDir(dir), '01-planner/error.txt'), 'utf8')).toMatch(/Cannot connect to API/);
     });
