@@ -110,9 +110,13 @@ describe('the packed package, run as a user runs it', { timeout: 180_000 }, () =
     const doctor = bin('doctor', '--json');
     expect(doctor.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|\n\s+at /);
     expect(JSON.parse(doctor.stdout).findings.map((f: { id: string }) => f.id)).toContain('validate');
-    const plan = bin('up', '--plan', '--adapter', 'claude-code', '--adapter', 'opencode');
+    // The plan is the run: a runner missing from PATH is a refused lane; stand-ins make them present.
+    const runners = testdir();
+    for (const name of ['claude', 'opencode']) writeFileSync(join(runners, name), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const args = ['exec', '--package', tarball, '--', 'gateline', 'up', '--plan', '--adapter', 'claude-code', '--adapter', 'opencode'];
+    const plan = spawnSync('npm', args, { cwd: dir, env: { ...env, PATH: `${runners}:${PATH}` }, encoding: 'utf8', timeout: 180_000 });
     expect(plan.status, plan.stderr).toBe(0);
-    expect(plan.stdout).toMatch(/reviewer +opencode/);
+    expect(plan.stdout).toMatch(/reviewer +opencode .* ok$/m);
   });
 
   it('the gateline bin with a broken vendored core says what to do, without a stack', () => {

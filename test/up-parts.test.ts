@@ -305,7 +305,7 @@ describe('metering', () => {
       tokensIn: 1,
       tokensOut: 1,
       costUsd: 0.5,
-      basis: 'real',
+      basis: 'runner-reported',
     });
     expect(meter({ text: '', tokens: { input: 1_000_000, output: 500_000 } }, 'm', registry)).toEqual({
       tokensIn: 1_000_000,
@@ -320,11 +320,11 @@ describe('metering', () => {
   it('adds meters up, the weakest basis winning', () => {
     expect(
       addMeters([
-        { tokensIn: 1, tokensOut: 2, costUsd: 1, basis: 'real' },
+        { tokensIn: 1, tokensOut: 2, costUsd: 1, basis: 'runner-reported' },
         { tokensIn: 3, tokensOut: 4, costUsd: 2, basis: 'estimated' },
       ]),
     ).toEqual({ tokensIn: 4, tokensOut: 6, costUsd: 3, basis: 'estimated' });
-    expect(addMeters([{ costUsd: 1, basis: 'real' }, { basis: 'unknown' }]).basis).toBe('unknown');
+    expect(addMeters([{ costUsd: 1, basis: 'runner-reported' }, { basis: 'unknown' }]).basis).toBe('unknown');
   });
 });
 

@@ -225,11 +225,11 @@ describe('gateline up --plan', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
       [
-        'role         adapter      model   vendor     pin',
-        'planner      claude-code  opus    anthropic  n/a',
-        'implementer  claude-code  sonnet  anthropic  n/a',
-        'reviewer     claude-code  opus    anthropic  advisory',
-        'verifier     claude-code  sonnet  anthropic  advisory',
+        'role         adapter      model   vendor     pin       run',
+        'planner      claude-code  opus    anthropic  n/a       ok',
+        'implementer  claude-code  sonnet  anthropic  n/a       ok',
+        'reviewer     claude-code  opus    anthropic  advisory  ok',
+        'verifier     claude-code  sonnet  anthropic  advisory  ok',
         '',
       ].join('\n'),
     );
@@ -242,19 +242,21 @@ describe('gateline up --plan', () => {
 
   it('with two adapters: the reviewer and verifier go to the other vendor; --json gives the same as data', async () => {
     const dir = repo();
-    const r = await up(dir, ['--plan', '--adapter', 'opencode', '--adapter', 'claude-code']);
+    const f = fakes();
+    const r = await up(dir, ['--plan', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/reviewer +claude-code +opus +anthropic +ok/);
     expect(r.stdout).toMatch(/implementer +opencode +openrouter\/moonshotai\/kimi-k2 +moonshotai +n\/a/);
-    const json = await up(dir, ['--plan', '--json', '--adapter', 'opencode', '--adapter', 'claude-code']);
+    const json = await up(dir, ['--plan', '--json', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     const data = JSON.parse(json.stdout);
     expect(data).toMatchObject({ ok: true, mode: 'framework', adapters: ['opencode', 'claude-code'], advisories: [] });
+    const lane = { run: 'ok', problems: [] };
     expect(data.bindings).toEqual([
-      { role: 'planner', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a' },
-      { role: 'implementer', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a' },
-      { role: 'reviewer', adapter: 'claude-code', model: 'opus', vendor: 'anthropic', pin: 'ok' },
-      { role: 'verifier', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'ok' },
+      { role: 'planner', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a', ...lane },
+      { role: 'implementer', adapter: 'opencode', model: 'openrouter/moonshotai/kimi-k2', vendor: 'moonshotai', pin: 'n/a', ...lane },
+      { role: 'reviewer', adapter: 'claude-code', model: 'opus', vendor: 'anthropic', pin: 'ok', ...lane },
+      { role: 'verifier', adapter: 'claude-code', model: 'sonnet', vendor: 'anthropic', pin: 'ok', ...lane },
     ]);
   });
 
@@ -343,16 +345,18 @@ describe('gateline up --plan', () => {
         `but registry/models.yaml:${registryLine} says 'openai'`,
     );
     // Only the configured adapters are compared: opencode names no Anthropic model.
-    expect((await up(dir, ['--plan', '--adapter', 'opencode'])).code).toBe(0);
+    expect((await up(dir, ['--plan', '--adapter', 'opencode'])).stderr).not.toMatch(/model_vendors says/);
   });
 
   it('in a host, reads the manifests, roles and registry of the vendored core and only the adapters the lock selects', async () => {
     const dir = host({}, { adapters: ['claude-code', 'opencode'] });
     const manifest = join(dir, '.gateline/core/adapters/claude-code/manifest.json');
     writeFileSync(manifest, read(dir, '.gateline/core/adapters/claude-code/manifest.json').replace('"deep": "opus"', '"deep": "haiku"'));
-    const r = await up(join(dir), ['--plan', '--adapter', 'claude-code']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/planner +claude-code +haiku +anthropic/);
+    const r = await up(join(dir), ['--plan', '--adapter', 'claude-code'], fakes().env);
+    expect(r.stdout).toMatch(/planner +claude-code +haiku +anthropic +n\/a +refused/);
+    // The run would refuse it: the agent files are not rendered.
+    expect(r.stderr).toMatch(/\.claude\/agents\/planner\.md: is missing/);
+    expect(r.code).toBe(1);
     const other = await up(dir, ['--plan', '--adapter', 'gemini-cli']);
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(
@@ -384,7 +388,7 @@ describe("the host's overlay narrows what gateline up grants", () => {
 });
 
 describe('gateline up "<task>"', () => {
-  it('opencode + claude-code: runs the four roles, resumes the opencode implementer by its sessionID, meters real cost', async () => {
+  it('opencode + claude-code: runs the four roles, resumes the opencode implementer by its sessionID, meters the runner-reported cost', async () => {
     const dir = repo();
     const f = fakes();
     const r = await up(dir, ['add a feature', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
@@ -437,10 +441,10 @@ describe('gateline up "<task>"', () => {
     ]);
     expectNoBypass(entries);
     // Summary: opencode's step_finish costs summed (0.0125 a run), Claude Code's total_cost_usd.
-    expect(r.stdout).toMatch(/planner +opencode +openrouter\/moonshotai\/kimi-k2 +1 +520 +80 +\$0\.0125 +real/);
-    expect(r.stdout).toMatch(/implementer +opencode +\S+ +2 +1040 +160 +\$0\.0250 +real/);
-    expect(r.stdout).toMatch(/reviewer +claude-code +opus +2 +3000 +400 +\$0\.2500 +real/);
-    expect(r.stdout).toMatch(/total +6 +.* +\$0\.4125 +real/);
+    expect(r.stdout).toMatch(/planner +opencode +openrouter\/moonshotai\/kimi-k2 +1 +520 +80 +\$0\.0125 +runner-reported/);
+    expect(r.stdout).toMatch(/implementer +opencode +\S+ +2 +1040 +160 +\$0\.0250 +runner-reported/);
+    expect(r.stdout).toMatch(/reviewer +claude-code +opus +2 +3000 +400 +\$0\.2500 +runner-reported/);
+    expect(r.stdout).toMatch(/total +6 +.* +\$0\.4125 +runner-reported/);
     expect(r.stdout).toMatch(/VERDICT: PASS: the verifier says PASS/);
     expect(r.stderr).not.toMatch(/vendor-pin advisory/);
   });
@@ -620,7 +624,7 @@ describe('gateline up "<task>"', () => {
     expect(r.stdout).toMatch(/planner +gemini-cli +gemini-3.1-pro-preview +1 +2000000 +400000 +\$8\.8000 +estimated/);
     // 2 x (2M x $0.30 + 0.4M x $2.50) = $3.20 for the implementer (gemini-3.5-flash).
     expect(r.stdout).toMatch(/implementer +gemini-cli +gemini-3.5-flash +2 +4000000 +800000 +\$3\.2000 +estimated/);
-    expect(r.stdout).toMatch(/verifier +opencode +\S+ +1 +520 +80 +\$0\.0125 +real/);
+    expect(r.stdout).toMatch(/verifier +opencode +\S+ +1 +520 +80 +\$0\.0125 +runner-reported/);
     expect(r.stdout).toMatch(/total +6 +\d+ +\d+ +\$12\.0375 +estimated/);
     expectNoBypass(entries);
   });
@@ -649,7 +653,12 @@ describe('gateline up "<task>"', () => {
     expect(s.stdout).toMatch(/no verdict: the verifier gave no VERDICT line, which counts as FAIL/);
     const json = await up(dir, ['task', '--adapter', 'claude-code', '--json'], failing.env);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'fail', verdict: 'FAIL', exitCode: 1, total: { costUsd: 0.5, basis: 'real' } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'fail',
+      verdict: 'FAIL',
+      exitCode: 1,
+      total: { costUsd: 0.5, basis: 'runner-reported' },
+    });
   });
 
   it('writes the run record: bindings, each step (prompt, command, transcript, result, cost), summary; runs/ is ignored by git', async () => {
@@ -687,7 +696,7 @@ describe('gateline up "<task>"', () => {
       tokensIn: 1500,
       tokensOut: 200,
       costUsd: 0.125,
-      basis: 'real',
+      basis: 'runner-reported',
     });
     expect(readFileSync(join(run, '03-reviewer/stdout.txt'), 'utf8')).toMatch(/"type":"step_start"/);
     const summary = JSON.parse(readFileSync(join(run, 'summary.json'), 'utf8'));
@@ -717,18 +726,22 @@ describe('gateline up "<task>"', () => {
 });
 
 describe('gateline up failures', () => {
-  it('a missing runner: exit 1 naming the role and the runner; the run record is kept', async () => {
+  it('a missing runner: refused before any runner starts, by the plan and the run alike, naming the role and the runner', async () => {
     const dir = repo();
     const f = fakes({ runners: ['claude'], path: false });
-    const r = await up(dir, ['task', '--adapter', 'claude-code', '--adapter', 'opencode'], f.env);
+    const args = ['--adapter', 'claude-code', '--adapter', 'opencode'];
+    const missing =
+      /adapters\/opencode\/manifest\.json: reviewer: the runner 'opencode' \(adapter opencode\) was not found on PATH: install opencode-ai, or put it on PATH/;
+    const r = await up(dir, ['task', ...args], f.env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/reviewer: the runner 'opencode' \(adapter opencode\) was not found: install it, or put it on PATH/);
-    expect(r.stderr).toMatch(/The run record is in \.gateline\/runs\/[^/]+\/03-reviewer\//);
-    const run = runDir(dir);
-    expect(JSON.parse(readFileSync(join(run, 'summary.json'), 'utf8'))).toMatchObject({ status: 'missing', exitCode: 1 });
-    expect(readFileSync(join(run, '03-reviewer/error.txt'), 'utf8')).toMatch(/^missing: reviewer/);
-    expect(existsSync(join(run, '03-reviewer/prompt.md'))).toBe(true);
-    expect(r.stdout).toMatch(/implementer +claude-code/); // the finished steps are still summed up
+    expect(r.stderr).toMatch(missing);
+    expect(f.entries()).toEqual([]);
+    expect(JSON.parse(readFileSync(join(runDir(dir), 'summary.json'), 'utf8'))).toMatchObject({ status: 'error', exitCode: 1 });
+    const plan = await up(dir, ['--plan', ...args], f.env);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toMatch(/implementer +claude-code +sonnet +anthropic +n\/a +ok/);
+    expect(plan.stdout).toMatch(/reviewer +opencode +\S+ +\S+ +ok +refused/);
+    expect(plan.stderr).toMatch(missing);
   });
 
   it('a crashing runner: exit 1 with its exit code and the tail of its stderr', async () => {

@@ -1,16 +1,19 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boundary, type Failure } from '../shared/boundary.ts';
-import { Interrupted, UsageError } from '../shared/problem.ts';
-import { paint } from '../shared/report.ts';
+import { FrameworkError, formatProblem, Interrupted, UsageError } from '../shared/problem.ts';
+import { paint, problemLines } from '../shared/report.ts';
 import { PIPELINE } from './dispatch.ts';
+import { freeze } from './frozen.ts';
 import { type Lanes, prepareLanes } from './lanes.ts';
 import { runPipeline } from './pipeline.ts';
+import { type Preflight, preflight } from './preflight.ts';
 import { openRecord, type RunRecord } from './record.ts';
 import { StepError, type StepResult } from './step.ts';
 import { costTable, type Ending, runSummary } from './summary.ts';
 import { formatTable } from './table.ts';
-import { assertFresh, loadWorkspace, type Workspace } from './workspace.ts';
+import { watch } from './watch.ts';
+import { loadWorkspace } from './workspace.ts';
 
 // `gateline up`: the orchestrator. Installer side (it uses execa and yaml), so it is not part of
 // the dependency-free core; it reads the core's manifests, roles and registry and checks the
@@ -43,7 +46,8 @@ Options:
   --accept-unnarrowed NAME
                       run roles on NAME although it takes no agent file (Gemini CLI, Codex exec):
                       their tools are then the runner's defaults, not only the role's capabilities
-  --plan              print the bindings and exit; runs nothing
+  --plan              print the bindings and whether the run would start each lane (exit 1 when
+                      it would refuse one, with the reasons); runs nothing
   --json              print the plan (or the run's summary) as one JSON object; any failure
                       prints {"ok": false, "problems": [{file, line?, message}]} instead
   --rounds N          at most N rounds of changes after the reviewer asks (default 2)
@@ -54,9 +58,9 @@ Options:
   -h, --help          show this help
 
 Runs are recorded under <prefix>/runs/<id>/ (ignored by git). No permission-bypassing flag is
-ever passed to a runner. Exit codes: 0 the verifier says PASS (or --plan), 1 FAIL, a failed
-runner, a pin violation or a problem in the inputs (an unknown --adapter included), 2 a usage
-error, 130 interrupted.`;
+ever passed to a runner. Exit codes: 0 the verifier says PASS (or --plan: every lane would run),
+1 FAIL, a refused lane, a failed runner, a pin violation or a problem in the inputs (an unknown
+--adapter included), 2 a usage error, 130 interrupted.`;
 
 const OPTIONS = {
   adapter: { type: 'string', multiple: true },
@@ -85,7 +89,12 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
   const finish = (outcome: Ending) => {
     if (!record) return undefined;
     const summary = runSummary(record, steps, outcome);
-    record.write('summary.json', summary);
+    try {
+      record.write('summary.json', summary);
+    } catch (error) {
+      // Said, not thrown: this runs in the error boundary too, and the run's own failure comes first.
+      log(`gateline up: ${error instanceof FrameworkError ? error.problems.map(formatProblem).join('; ') : messageOf(error)}`);
+    }
     if (!json && steps.length) out(`\n${costTable(summary.roles)}`);
     return summary;
   };
@@ -104,16 +113,35 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
       forced: args.forced,
     });
     for (const advisory of ws.dispatch.advisories) log(paint('yellow', advisory, io.stderr));
+    const accepted = args['accept-unnarrowed'] ?? [];
+    // The plan and the run decide each lane with the same code: the plan shows what the run would refuse.
+    const checked = preflight(ws, { accepted, env: io.env ?? process.env });
     if (args.plan) {
-      if (json) out(JSON.stringify({ ok: true, mode: ws.ctx.mode, root: ws.ctx.root, adapters: args.adapters, ...ws.dispatch }));
-      else out(planTable(ws));
-      return 0;
+      if (json) {
+        const { ok, lanes: bindings, notes, problems } = checked;
+        const plan = {
+          ok,
+          mode: ws.ctx.mode,
+          root: ws.ctx.root,
+          adapters: args.adapters,
+          bindings,
+          advisories: ws.dispatch.advisories,
+          notes,
+        };
+        out(JSON.stringify(ok ? plan : { ...plan, problems }));
+      } else {
+        for (const note of checked.notes) log(note);
+        out(planTable(checked));
+        if (!checked.ok)
+          log([...problemLines(checked.problems, io.stderr), `gateline up would refuse ${refused(checked)}: nothing would run`].join('\n'));
+      }
+      return checked.ok ? 0 : 1;
     }
-    assertFresh(ws);
     if (io.signal?.aborted) throw new Interrupted('no runner had started');
 
     record = openRecord(ws.ctx.root, ws.prefix);
-    lanes = prepareLanes(ws, record, args['accept-unnarrowed'] ?? []);
+    if (!checked.ok) throw new FrameworkError(checked.problems);
+    lanes = prepareLanes(ws, record, accepted);
     for (const note of lanes.notes) log(note);
     record.write('bindings.json', {
       id: record.id,
@@ -126,7 +154,10 @@ export async function run(argv: string[], io: UpIo): Promise<number> {
       notes: lanes.notes,
     });
     log(`gateline up: run ${record.id} (record: ${record.display}/)`);
+    const readOnly = new Set(ws.roles.filter((r) => !r.capabilities.some((c) => c === 'edit' || c === 'write')).map((r) => r.name));
+    const frozen = freeze(ws, lanes.byRole.values());
     const outcome = await runPipeline({
+      watch: watch({ root: ws.ctx.root, frozen, readOnly, skip: [`${ws.prefix}/runs`], record }),
       task: args.task,
       lanes: lanes.byRole,
       rounds: args.rounds,
@@ -173,11 +204,16 @@ function wantsJson(argv: string[]): boolean {
   return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-function planTable(ws: Workspace): string {
+function planTable(checked: Preflight): string {
   return formatTable(
-    ['role', 'adapter', 'model', 'vendor', 'pin'],
-    ws.dispatch.bindings.map((b) => [b.role, b.adapter, b.model, b.vendor, b.pin]),
+    ['role', 'adapter', 'model', 'vendor', 'pin', 'run'],
+    checked.lanes.map((b) => [b.role, b.adapter, b.model, b.vendor, b.pin, b.run]),
   );
+}
+
+function refused(checked: Preflight): string {
+  const roles = checked.lanes.filter((l) => l.run === 'refused').map((l) => l.role);
+  return `the ${roles.join(', ')} (${roles.length} of ${checked.lanes.length} lanes)`;
 }
 
 function parseFlags(argv: string[]) {

@@ -14,7 +14,7 @@ export interface Parsed {
   /** The role's report. */
   text: string;
   session?: string;
-  /** USD, when the runner reports it: real cost. */
+  /** USD, when the runner reports it (its own estimate: basis runner-reported). */
   costUsd?: number;
   tokens?: { input: number; output: number };
   /** An error the runner reported in its own output (it may still exit 0). */
@@ -58,8 +58,11 @@ function claude(o: Record<string, unknown>): Parsed {
             output: n(usage.output_tokens),
           },
   };
-  if (o.is_error === true) parsed.error = `${str(o.subtype) ?? 'error'}${parsed.text ? `: ${parsed.text}` : ''}`;
-  else if (typeof o.result !== 'string') throw new OutputError('the result object has no "result" text');
+  if (o.is_error === true) {
+    // A failed API call comes back as subtype 'success' with is_error: the text alone says what happened.
+    const subtype = str(o.subtype) === 'success' ? undefined : str(o.subtype);
+    parsed.error = [subtype, parsed.text].filter(Boolean).join(': ') || 'error';
+  } else if (typeof o.result !== 'string') throw new OutputError('the result object has no "result" text');
   return parsed;
 }
 

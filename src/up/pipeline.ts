@@ -4,6 +4,7 @@ import type { Lane } from './lanes.ts';
 import { composePrompt, composeResume, type Report } from './prompt.ts';
 import { runStep, type StepContext, type StepResult } from './step.ts';
 import { readVerdict } from './verdict.ts';
+import type { Watch } from './watch.ts';
 
 // planner -> implementer -> reviewer (-> implementer -> reviewer, at most `rounds` times) -> verifier.
 // Each role gets the task and the latest report of every role that ran before it. The verifier's
@@ -18,6 +19,8 @@ export interface PipelineInput {
   log: (line: string) => void;
   /** Filled as steps complete, so a failed run still has its finished steps for the summary. */
   steps: StepResult[];
+  /** The checks around each step: frozen definitions, and the tree of a read-only role. */
+  watch?: Watch;
 }
 
 export interface Outcome {
@@ -36,8 +39,21 @@ export async function runPipeline(input: PipelineInput): Promise<Outcome> {
     const { binding, adapter, agent, env, grants } = lane(role);
     const label = `${String(input.steps.length + 1).padStart(2, '0')}-${role}`;
     log(`${role}: ${adapter.name} (${binding.model})${session ? `, continuing session ${session}` : ''}`);
-    const result = await runStep({ label, binding, adapter, prompt, agent, session, env, grants }, input.step);
+    const before = input.watch?.before(role, label);
+    let result: StepResult;
+    try {
+      result = await runStep({ label, binding, adapter, prompt, agent, session, env, grants }, input.step);
+    } catch (error) {
+      // The step's own failure is the one reported; a read-only role that also changed the tree is said too.
+      try {
+        input.watch?.after(role, label, before);
+      } catch (also) {
+        log((also as Error).message);
+      }
+      throw error;
+    }
     input.steps.push(result);
+    input.watch?.after(role, label, before);
     latest.set(role, { role, adapter: adapter.name, model: binding.model, text: result.parsed.text });
     const verdict = readVerdict(result.parsed.text);
     const cost = result.meter.costUsd === undefined ? 'cost unknown' : `$${result.meter.costUsd.toFixed(4)} ${result.meter.basis}`;

@@ -46,7 +46,16 @@ export interface StepResult {
   resumed: boolean;
 }
 
-export type FailureKind = 'missing' | 'crashed' | 'timed out' | 'unparseable' | 'runner error' | 'refused' | 'interrupted';
+export type FailureKind =
+  | 'missing'
+  | 'crashed'
+  | 'timed out'
+  | 'unparseable'
+  | 'runner error'
+  | 'refused'
+  | 'interrupted'
+  | 'definitions changed'
+  | 'tree changed';
 
 /** A FrameworkError at the step's error.txt; kept as a class because its kind is the run record's status. */
 export class StepError extends FrameworkError {
@@ -117,7 +126,7 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
   if (result.code === 'EACCES') fail('missing', 'is not executable: check its permissions');
   if (result.failed) {
     const how = result.exitCode !== undefined ? `exited with code ${result.exitCode}` : `was killed by ${result.signal ?? 'a signal'}`;
-    fail('crashed', `${how}${tail(stderr)}`);
+    fail('crashed', `${how}${cause(adapter, stdout, stderr)}`);
   }
 
   let parsed: Parsed;
@@ -134,8 +143,19 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
   return { label, binding, parsed, meter: cost, resumed: inv.resumed };
 }
 
-/** The last lines of stderr, for the message: enough to see why, not the whole transcript. */
-function tail(stderr: string): string {
+/**
+ * Why a runner failed, in its own words: the error its JSON output reports ("Cannot connect to
+ * API" is there, not on stderr, for Claude Code and opencode), then the last lines of stderr.
+ */
+function cause(adapter: Adapter, stdout: string, stderr: string): string {
+  let own: string | undefined;
+  try {
+    own = parseOutput(adapter.headless?.output ?? 'text', stdout, adapter.headless?.sessionField).error;
+  } catch {
+    own = undefined; // no readable output: stderr is all there is
+  }
   const lines = stderr.trim().split('\n').filter(Boolean).slice(-3);
-  return lines.length ? `: ${lines.join(' | ').slice(0, 400)}` : '';
+  const tail = lines.length ? lines.join(' | ').slice(0, 400) : undefined;
+  const parts = [own?.slice(0, 400), tail && own ? `stderr: ${tail}` : tail].filter(Boolean);
+  return parts.length ? `: ${parts.join('; ')}` : '';
 }

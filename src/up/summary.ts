@@ -6,8 +6,8 @@ import type { RunRecord } from './record.ts';
 import type { StepResult } from './step.ts';
 import { formatTable } from './table.ts';
 
-// The end-of-run cost table: one row per role (summing its rounds), then the total. "real" is
-// what the runner billed; "estimated" is tokens x the registry's ILLUSTRATIVE prices.
+// The end-of-run cost table: one row per role (summing its rounds), then the total. "runner-reported"
+// is the runner's own figure; "estimated" is tokens x the registry's ILLUSTRATIVE prices.
 
 export interface RoleCost extends Meter {
   role: string;

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { type Context, DEFAULT_PREFIX, locate } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { narrowedRole, readOverlay } from '../render/overlay.ts';
-import { renderAll } from '../render/render.ts';
 import { loadRole, type Role } from '../render/role.ts';
 import { rules } from '../render/rules.ts';
 import { FrameworkError, type Problem } from '../shared/problem.ts';
@@ -89,20 +88,4 @@ export function loadWorkspace(options: WorkspaceOptions): Workspace {
     forced: options.forced,
   });
   return { ctx, prefix: ctx.prefix ?? options.prefix ?? DEFAULT_PREFIX, adapters, roles, registry, dispatch: bound };
-}
-
-/** The bound adapters' agent files must be rendered and fresh: a run on stale files runs an old policy. */
-export function assertFresh(ws: Workspace): void {
-  const bound = [...new Set(ws.dispatch.bindings.map((b) => b.adapter))];
-  const { states, problems } = renderAll({ ...ws.ctx, selected: bound }, { check: true });
-  // Orphans are render's business, not a reason to refuse this run.
-  const stale = states.filter((s) => s.status === 'missing' || s.status === 'stale');
-  const found = [...problems, ...stale.map((s) => ({ file: s.path, message: `is ${s.status}` }))];
-  if (found.length) {
-    const fix = ws.ctx.mode === 'host' ? 'npx gateline render' : 'node src/main.ts render';
-    throw new FrameworkError([
-      ...found,
-      { file: 'gateline up', message: `the agent files are not fresh: run gateline render first (${fix})` },
-    ]);
-  }
 }
