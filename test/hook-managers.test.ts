@@ -60,7 +60,7 @@ function ok(run: SpawnSyncReturns<string>): void {
 }
 
 describe.each(Object.keys(styles))('a real git commit through the %s hook', (name) => {
-  it('judges the index: refuses an emptied overlay and a partial staging with the git add that fixes it', {
+  it(`${name}: judges the index, refusing an emptied overlay and a partial staging with the git add that fixes it`, {
     timeout: 120_000,
   }, async (ctx) => {
     const style = styles[name]?.() ?? 'unknown style';
