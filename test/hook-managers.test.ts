@@ -14,8 +14,9 @@ const OVERLAY = '.gateline/overlays/_all.md';
 
 interface Style {
   files: Record<string, string>;
-  /** Wires the hook manager into the repository after the installer ran; returns extra PATH entries. */
+  /** Wires the hook manager into the repository after the installer ran. */
   wire: (dir: string, env: NodeJS.ProcessEnv) => void;
+  /** A folder to put on PATH (where the manager's command is). */
   path?: string;
 }
 
@@ -59,7 +60,7 @@ function ok(run: SpawnSyncReturns<string>): void {
 }
 
 describe.each(Object.keys(styles))('a real git commit through the %s hook', (name) => {
-  it('judges the index: refuses an emptied overlay and a partial staging with the git add that fixes it', {
+  it(`${name}: judges the index, refusing an emptied overlay and a partial staging with the git add that fixes it`, {
     timeout: 120_000,
   }, async (ctx) => {
     const style = styles[name]?.() ?? 'unknown style';
@@ -68,7 +69,8 @@ describe.each(Object.keys(styles))('a real git commit through the %s hook', (nam
     const env = {
       ...CLEAN_ENV,
       NO_COLOR: '1',
-      PATH: [style.path, CLEAN_ENV.PATH].filter(Boolean).join(':'),
+      // Node 24 first; the rest of PATH for npm, git and sh wherever this machine has them.
+      PATH: [style.path, dirname(process.execPath), process.env.PATH].filter(Boolean).join(':'),
       PRE_COMMIT_HOME: testdir(),
     };
     const sh = (command: string) => spawnSync('sh', ['-c', command], { cwd: dir, env, encoding: 'utf8' });
