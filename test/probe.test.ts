@@ -212,7 +212,20 @@ describe('gateline doctor', () => {
       'validate',
       'gemini-ack',
       'codex-trust',
+      'unmanaged-agents',
     ]);
+  });
+
+  it('lists the agents the runners load that gateline does not render, with their tools, and stays healthy', async () => {
+    const { dir, env } = await healthy(['claude-code']);
+    writeFileSync(join(dir, '.claude/agents/mine.md'), '---\nname: mine\ndescription: Mine.\n---\nMine.\n');
+    const found = (await findings(dir, env)).find((f) => f.id === 'unmanaged-agents');
+    expect(found).toEqual({
+      id: 'unmanaged-agents',
+      ok: true,
+      message:
+        "the runners also load 1 agent(s) gateline does not render or narrow:\n      .claude/agents/mine.md (Claude Code, name 'mine'): all tools (no 'tools' key: the runner's default is every tool)",
+    });
   });
 
   it('an old Node (fed through the probe inputs) is reported with the fix', async () => {
@@ -236,7 +249,7 @@ describe('gateline doctor', () => {
     chmodSync(hook, 0o644);
     expect(await failing(dir, env)).toEqual([expect.objectContaining({ id: 'hook', fix: 'chmod +x .git/hooks/pre-commit' })]);
     writeFileSync(hook, '#!/bin/sh\necho hi\n', { mode: 0o755 });
-    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/hook\.mjs validate`/);
+    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/gateline\.mjs validate`/);
     rmSync(hook);
     expect((await failing(dir, env))[0]).toMatchObject({
       id: 'hook',

@@ -19,8 +19,10 @@ export interface Discovered {
   dir: string;
   /** Its name from the path: below the folder, without the ending, folders joined by the separator. */
   pathName: string;
-  /** Where to read it: the file itself, or a link's target inside the repository. */
+  /** Where to read it: the file itself, or a link's target inside the repository (absolute, links resolved). */
   real: string;
+  /** `real` relative to the repository root, '/'-separated: a link to a rendered file is that file. */
+  realPath: string;
 }
 
 export interface Discovery {
@@ -42,10 +44,10 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
     const rel = relative(realRoot, real);
     return rel === '' || !(rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel));
   };
-  const walk = (dir: string, rel: string, under: string, recursive: boolean, depth: number, seen: Set<string>) => {
+  const walk = (dir: string, rel: string, realDir: string, under: string, recursive: boolean, depth: number, seen: Set<string>) => {
     let entries: Dirent[];
     try {
-      entries = readdirSync(join(root, rel), { withFileTypes: true });
+      entries = readdirSync(realDir, { withFileTypes: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR')
@@ -55,11 +57,11 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = `${rel}/${entry.name}`;
       const name = under ? `${under}/${entry.name}` : entry.name;
-      let real = join(root, path);
+      let real = join(realDir, entry.name);
       let kind = entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
       if (entry.isSymbolicLink()) {
         try {
-          real = realpathSync(real);
+          real = realpathSync(join(root, path));
           const target = statSync(real);
           kind = target.isDirectory() ? 'dir' : target.isFile() ? 'file' : 'other';
         } catch {
@@ -77,7 +79,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
       }
       if (kind === 'dir') {
         if (!recursive || depth >= MAX_DEPTH || seen.has(real)) continue;
-        walk(dir, path, name, recursive, depth + 1, new Set([...seen, real]));
+        walk(dir, path, real, name, recursive, depth + 1, new Set([...seen, real]));
         continue;
       }
       // FIFOs, sockets and devices: the runners load regular files only, and opening one could hang.
@@ -86,7 +88,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
       const ending = agentEnding(entry.name, agents);
       if (ending === undefined) continue;
       const pathName = name.slice(0, -ending.length).split('/').join(agents.pathSeparator);
-      out.files.push({ path, dir, pathName, real });
+      out.files.push({ path, dir, pathName, real, realPath: relative(realRoot, real).split(sep).join('/') });
     }
   };
   for (const { dir, recursive } of agents.dirs) {
@@ -104,7 +106,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
       });
       continue;
     }
-    walk(dir, dir, '', recursive, 0, new Set([real]));
+    walk(dir, dir, real, '', recursive, 0, new Set([real]));
   }
   return out;
 }

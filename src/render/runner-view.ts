@@ -11,18 +11,23 @@ import type { AgentFolders } from './runner.ts';
 // an agent that gateline did not render, with the names it claims, judged against every name
 // gateline renders or `gateline up` runs.
 
-/** Every agent file the manifests' runners discover that is not at a rendered path, with its claims. */
-export function foreignAgents(root: string, manifests: Manifest[], rendered: Set<string>): ForeignAgent[] {
+/**
+ * Every agent file the manifests' runners discover that is not the runner's own rendered file (or
+ * a link to it), with its claims. Another runner's rendered file counts: this runner reads it as
+ * hand-written. `skip` holds paths validate reports otherwise (orphans).
+ */
+export function foreignAgents(root: string, manifests: Manifest[], skip: Set<string> = new Set()): ForeignAgent[] {
   const out: ForeignAgent[] = [];
   for (const manifest of manifests) {
     const runner = manifest.runner;
     if (!runner) continue;
+    const rendered = new Set([...skip, ...manifest.roles.map((role) => renderedPath(manifest, role))]);
     const found = discoverAgents(root, runner.agents);
     for (const r of found.refused)
       out.push({ path: r.path, runner: runner.title, dir: r.path, claims: [], unreadable: { why: r.message } });
     for (const file of found.files) {
-      if (rendered.has(file.path)) continue;
-      const agent: ForeignAgent = { path: file.path, runner: runner.title, dir: file.dir, claims: [] };
+      if (rendered.has(file.path) || rendered.has(file.realPath)) continue;
+      const agent: ForeignAgent = { path: file.path, real: file.real, runner: runner.title, dir: file.dir, claims: [] };
       const read = readHead(file.real);
       const claims: Claims =
         'error' in read ? { names: [], unreadable: { line: 0, why: `it cannot be read (${read.error})` } } : namesOf(read, runner.agents);
@@ -67,9 +72,7 @@ export function renderedPath(manifest: Manifest, role: string): string {
 
 /** The runner's-view problems of a repository whose selected adapters are `manifests`. */
 export function runnerView(root: string, manifests: Manifest[], skip: Set<string>): Problem[] {
-  const rendered = new Set(skip);
-  for (const m of manifests) for (const role of m.roles) rendered.add(renderedPath(m, role));
-  const foreign = foreignAgents(root, manifests, rendered);
+  const foreign = foreignAgents(root, manifests, skip);
   return [...rules.agentNamesReadable(foreign), ...rules.renderedNamesUnclaimed(foreign, reservedNames(manifests))];
 }
 

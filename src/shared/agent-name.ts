@@ -5,55 +5,10 @@ export const PRIMARY_PREFIX = 'gateline-';
 
 // Letters from other scripts that render like the Latin letters of a role name. A model picks a
 // subagent by reading its name, so `rеviewer` with a Cyrillic е is the reviewer to it.
-const LOOK_ALIKES: Record<string, string> = {
-  а: 'a',
-  в: 'b',
-  е: 'e',
-  ё: 'e',
-  з: '3',
-  і: 'i',
-  ї: 'i',
-  ј: 'j',
-  к: 'k',
-  м: 'm',
-  н: 'h',
-  о: 'o',
-  п: 'n',
-  р: 'p',
-  с: 'c',
-  т: 't',
-  у: 'y',
-  х: 'x',
-  ѕ: 's',
-  ԁ: 'd',
-  ԛ: 'q',
-  ԝ: 'w',
-  ӏ: 'l',
-  ɡ: 'g',
-  ı: 'i',
-  ȷ: 'j',
-  ℓ: 'l',
-  α: 'a',
-  β: 'b',
-  ε: 'e',
-  η: 'n',
-  ι: 'i',
-  κ: 'k',
-  ν: 'v',
-  ο: 'o',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-  ω: 'w',
-  '‐': '-',
-  '‑': '-',
-  '‒': '-',
-  '–': '-',
-  '—': '-',
-  '−': '-',
-  _: '-',
-};
+// Each letter of FROM is read as the letter of TO at the same place.
+const FROM = 'авеёзіїјкмнопрстухѕԁԛԝӏɡıȷℓαβεηικνορτυχω‐‑‒–—−_';
+const TO = 'abee3iijkmhonpctyxsdqwlgijlabenikvoptuxw-------';
+const LOOK_ALIKES = new Map([...FROM].map((c, i) => [c, TO[i] as string]));
 
 /**
  * A name folded so that names a reader would take for one another compare equal: compatibility
@@ -66,7 +21,7 @@ export function foldName(name: string): string {
     .replace(/[\p{M}\p{Cf}]/gu, '')
     .toLowerCase();
   return [...bare]
-    .map((c) => LOOK_ALIKES[c] ?? c)
+    .map((c) => LOOK_ALIKES.get(c) ?? c)
     .join('')
     .trim();
 }

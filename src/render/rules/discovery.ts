@@ -8,6 +8,8 @@ import { rule } from './rule.ts';
 /** A hand-written agent file and the names it claims, as the runner reads them. */
 export interface ForeignAgent {
   path: string;
+  /** Where it was read: the file, or a link's target inside the repository. */
+  real?: string;
   /** The runner's name in messages, and its discovery folder. */
   runner: string;
   dir: string;
