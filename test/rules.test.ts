@@ -281,6 +281,15 @@ const CASES: Record<string, Case[]> = {
         return problemsOf(dir);
       },
     ],
+    [
+      "an agent folder that is a link leaving the repository (opencode's .opencode/agent)",
+      () => {
+        const dir = checkout();
+        mkdirSync(join(dir, '.opencode'), { recursive: true });
+        symlinkSync(testdir({ 'reviewer.md': agentFile('') }), join(dir, '.opencode/agent'));
+        return problemsOf(dir);
+      },
+    ],
   ],
   'prefix-outside-discovery': [
     [

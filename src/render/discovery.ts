@@ -28,7 +28,7 @@ export interface Discovered {
 export interface Discovery {
   files: Discovered[];
   /** Entries a runner may load that gateline will not read, each with the reason. */
-  refused: { path: string; message: string }[];
+  refused: { path: string; dir: string; message: string }[];
 }
 
 /** Every agent file the runner would discover under `root`, sorted by path. */
@@ -51,7 +51,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR')
-        out.refused.push({ path: rel, message: `cannot be listed (${code}), so gateline cannot see which agents it holds` });
+        out.refused.push({ path: rel, dir, message: `cannot be listed (${code}), so gateline cannot see which agents it holds` });
       return;
     }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -71,6 +71,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
           if (kind === 'dir' ? recursive : agentEnding(entry.name, agents) !== undefined)
             out.refused.push({
               path,
+              dir,
               message:
                 'is a symbolic link that leaves the repository; a runner may load what it points to as an agent, gateline does not read it',
             });
@@ -102,6 +103,7 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
     if (!inside(real)) {
       out.refused.push({
         path: dir,
+        dir: dir.slice(0, dir.lastIndexOf('/')) || '.',
         message: 'leaves the repository through a symbolic link; a runner reads agents there, gateline does not',
       });
       continue;
@@ -126,7 +128,7 @@ export function readHead(path: string): { text: string; whole: boolean } | { err
   }
   try {
     if (!fstatSync(fd).isFile()) return { error: 'not a regular file' };
-    const buffer = Buffer.alloc(HEAD_BYTES + 1);
+    const buffer = Buffer.allocUnsafe(HEAD_BYTES + 1);
     let length = 0;
     for (let n = 1; n > 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
     return { text: buffer.subarray(0, Math.min(length, HEAD_BYTES)).toString('utf8'), whole: length <= HEAD_BYTES };

@@ -23,8 +23,7 @@ export function foreignAgents(root: string, manifests: Manifest[], skip: Set<str
     if (!runner) continue;
     const rendered = new Set([...skip, ...manifest.roles.map((role) => renderedPath(manifest, role))]);
     const found = discoverAgents(root, runner.agents);
-    for (const r of found.refused)
-      out.push({ path: r.path, runner: runner.title, dir: r.path, claims: [], unreadable: { why: r.message } });
+    for (const r of found.refused) out.push({ path: r.path, runner: runner.title, dir: r.dir, claims: [], unreadable: { why: r.message } });
     for (const file of found.files) {
       if (rendered.has(file.path) || rendered.has(file.realPath)) continue;
       const agent: ForeignAgent = { path: file.path, real: file.real, runner: runner.title, dir: file.dir, claims: [] };
