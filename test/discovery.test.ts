@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, symlinkSync } from 'node:fs';
+import { chmodSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unmanagedAgents } from '../src/probe/unmanaged.ts';
-import { discoverAgents } from '../src/render/discovery.ts';
+import { discoverAgents, nestedBases } from '../src/render/discovery.ts';
 import { listAdapters, loadManifest, type Manifest } from '../src/render/manifest.ts';
-import { checkout, gateline, host, REPO, testdir, writeFiles } from './helpers.ts';
+import { checkout, gateline, git, host, REPO, testdir, writeFiles } from './helpers.ts';
 
 // The runner's view: what each runner discovers as an agent, as its manifest declares it, and
 // what `validate` and `doctor` make of the files gateline did not render. The refusing cases of
@@ -131,6 +131,35 @@ describe('what each runner discovers, as its manifest declares', () => {
     expect(names('gemini-cli', dir)).toEqual(['g']);
     expect(names('copilot', dir)).toEqual(['j', 'l', 'sub--k']);
     expect(names('codex', dir)).toEqual(['sub/m']);
+  });
+});
+
+describe('folders below the root, where a runner started in a subfolder looks', () => {
+  it('are found through what git tracks, and judged like the root ones', () => {
+    const dir = checkout({
+      'packages/app/.claude/agents/notes.md': agent('name: reviewer'),
+      'packages/app/.github/agents/helper.agent.md': agent(''),
+      'tools/.gemini/agents/mine.md': agent('name: mine'),
+    });
+    rmSync(join(dir, '.git'), { recursive: true, force: true });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    writeFiles(dir, { 'scratch/.claude/agents/untracked.md': agent('name: reviewer') });
+    expect(nestedBases(dir, runnerOf('claude-code').agents)).toEqual(['packages/app']);
+    expect(nestedBases(dir, runnerOf('copilot').agents)).toEqual(['packages/app']);
+    expect(nestedBases(dir, runnerOf('gemini-cli').agents)).toEqual(['tools']);
+    expect(discoverAgents(dir, runnerOf('claude-code').agents, 'packages/app').files.map((f) => f.path)).toEqual([
+      'packages/app/.claude/agents/notes.md',
+    ]);
+    const run = gateline(['validate'], dir);
+    expect(run.stderr).toMatch(/packages\/app\/\.claude\/agents\/notes\.md:3: claims the agent name 'reviewer'/);
+    // Not in git's index, so not in what a commit holds: left to the developer's machine.
+    expect(run.stderr).not.toMatch(/scratch/);
+  });
+
+  it('none without git', () => {
+    const dir = checkout({ 'packages/app/.claude/agents/notes.md': agent('name: reviewer') });
+    expect(nestedBases(dir, runnerOf('claude-code').agents)).toEqual([]);
   });
 });
 

@@ -247,6 +247,12 @@ describe('inputs the installer refuses, each with a sentence and nothing written
       /is inside \.github\/agents/,
     ],
     [
+      'a prefix holding an agent folder below a subfolder',
+      () => gitRepo(),
+      ['--yes', '--prefix', 'tools/.opencode/agents'],
+      /is inside \.opencode\/agents, where opencode/,
+    ],
+    [
       'a lefthook config that is not valid YAML',
       () => gitRepo({ 'lefthook.yml': 'pre-commit: [a, b\n' }),
       ['--yes'],

@@ -7,7 +7,7 @@ import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
 import { FrameworkError, type Problem } from '../src/shared/problem.ts';
 import { validate } from '../src/validate/validate.ts';
-import { checkout, FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, gateline, host, testdir } from './helpers.ts';
+import { checkout, FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, gateline, git, host, testdir } from './helpers.ts';
 
 // One refusing case (or more) per narrowing and containment rule, each run through the real
 // pipeline (locate, then validate: the manifest loader, the planner, the disk comparison and the
@@ -49,6 +49,13 @@ function rehashed(change: (core: string) => void): string {
 type Case = [what: string, problems: () => Problem[]];
 
 const gatelineRender = (dir: string) => gateline(['render'], dir).code;
+
+/** Makes a checkout's stand-in .git a real repository with every file added, as a commit would hold them. */
+function realGit(dir: string): void {
+  rmSync(join(dir, '.git'), { recursive: true, force: true });
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+}
 
 /** A hand-written agent file with extra frontmatter lines. */
 const agentFile = (lines: string) => `---\ndescription: Mine.\n${lines ? `${lines}\n` : ''}---\nMine.\n`;
@@ -243,6 +250,14 @@ const CASES: Record<string, Case[]> = {
         return problemsOf(dir);
       },
     ],
+    [
+      'an agent folder below the root, tracked by git (Claude Code reads it when started there)',
+      () => {
+        const dir = checkout({ 'packages/app/.claude/agents/notes.md': agentFile('name: reviewer') });
+        realGit(dir);
+        return problemsOf(dir);
+      },
+    ],
   ],
   'agent-names-readable': [
     ['a name written as a block scalar', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: |\n  reviewer') }))],
@@ -297,6 +312,10 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(host({}, { adapters: ['claude-code'], prefix: '.opencode/agents' }), '.opencode/agents'),
     ],
     ["a host whose prefix is above Claude Code's", () => problemsOf(host({}, { adapters: ['claude-code'], prefix: '.claude' }), '.claude')],
+    [
+      "a host whose prefix is Claude Code's folder below a subfolder",
+      () => problemsOf(host({}, { adapters: ['claude-code'], prefix: 'tools/.claude' }), 'tools/.claude'),
+    ],
   ],
   'overlays-in-place': [
     ['an emptied overlay', () => problemsOf(host({ '.gateline/overlays/_all.md': '\n' }, { adapters: ['claude-code'] }))],

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { AgentFolders } from './runner.ts';
@@ -31,8 +32,8 @@ export interface Discovery {
   refused: { path: string; dir: string; message: string }[];
 }
 
-/** Every agent file the runner would discover under `root`, sorted by path. */
-export function discoverAgents(root: string, agents: AgentFolders): Discovery {
+/** Every agent file the runner would discover under `root` (in its folders below `base`, when given), sorted by path. */
+export function discoverAgents(root: string, agents: AgentFolders, base = ''): Discovery {
   const out: Discovery = { files: [], refused: [] };
   let realRoot: string;
   try {
@@ -92,7 +93,9 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
       out.files.push({ path, dir, pathName, real, realPath: relative(realRoot, real).split(sep).join('/') });
     }
   };
-  for (const { dir, recursive } of agents.dirs) {
+  for (const folder of agents.dirs) {
+    const dir = base ? `${base}/${folder.dir}` : folder.dir;
+    const recursive = folder.recursive;
     const abs = join(root, dir);
     let real: string;
     try {
@@ -111,6 +114,34 @@ export function discoverAgents(root: string, agents: AgentFolders): Discovery {
     walk(dir, dir, real, '', recursive, 0, new Set([real]));
   }
   return out;
+}
+
+/**
+ * The folders below the root, other than the root, where a nested runner's agent folders sit in
+ * what git tracks: `packages/app` for `packages/app/.claude/agents/x.md`. Read from git's index
+ * (what a commit holds), so no walk of the whole tree; none when git cannot answer.
+ */
+export function nestedBases(root: string, agents: AgentFolders): string[] {
+  if (!agents.nested) return [];
+  let listed: string;
+  try {
+    const specs = agents.dirs.map(({ dir }) => `:(glob)**/${dir}/**`);
+    listed = execFileSync('git', ['ls-files', '-z', '--cached', '--', ...specs], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
+  } catch {
+    return [];
+  }
+  const bases = new Set<string>();
+  for (const path of listed.split('\0')) {
+    for (const { dir } of agents.dirs) {
+      for (let at = path.indexOf(`/${dir}/`); at > 0; at = path.indexOf(`/${dir}/`, at + 1)) bases.add(path.slice(0, at));
+    }
+  }
+  return [...bases].sort();
 }
 
 /** The longest of the runner's endings that `file` has, when it has one and something before it. */

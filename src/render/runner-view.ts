@@ -1,7 +1,7 @@
 import { foldName, PRIMARY_PREFIX } from '../shared/agent-name.ts';
 import type { Problem } from '../shared/problem.ts';
 import { type Claims, frontmatterNames, tomlNames } from './agent-names.ts';
-import { discoverAgents, readHead } from './discovery.ts';
+import { discoverAgents, nestedBases, readHead } from './discovery.ts';
 import type { Manifest } from './manifest.ts';
 import type { ForeignAgent, Reserved } from './rules/discovery.ts';
 import { rules } from './rules.ts';
@@ -23,6 +23,11 @@ export function foreignAgents(root: string, manifests: Manifest[], skip: Set<str
     if (!runner) continue;
     const rendered = new Set([...skip, ...manifest.roles.map((role) => renderedPath(manifest, role))]);
     const found = discoverAgents(root, runner.agents);
+    for (const base of nestedBases(root, runner.agents)) {
+      const below = discoverAgents(root, runner.agents, base);
+      found.files.push(...below.files);
+      found.refused.push(...below.refused);
+    }
     for (const r of found.refused) out.push({ path: r.path, runner: runner.title, dir: r.dir, claims: [], unreadable: { why: r.message } });
     for (const file of found.files) {
       if (rendered.has(file.path) || rendered.has(file.realPath)) continue;
@@ -76,6 +81,9 @@ export function runnerView(root: string, manifests: Manifest[], skip: Set<string
 }
 
 /** Every folder where a manifest's runner discovers agents, for the prefix rule. */
-export function discoveryFolders(manifests: Manifest[]): { dir: string; runner: string }[] {
-  return manifests.flatMap((m) => (m.runner ? m.runner.agents.dirs.map(({ dir }) => ({ dir, runner: m.runner?.title ?? m.adapter })) : []));
+export function discoveryFolders(manifests: Manifest[]): { dir: string; runner: string; nested: boolean }[] {
+  return manifests.flatMap((m) => {
+    const runner = m.runner;
+    return runner ? runner.agents.dirs.map(({ dir }) => ({ dir, runner: runner.title, nested: runner.agents.nested })) : [];
+  });
 }

@@ -33,6 +33,11 @@ export interface AgentFolders {
    * file's top-level `name`, or the path under the folder without the ending.
    */
   name: NameSource[];
+  /**
+   * True when the runner also reads these folders below the repository root: in the folder it is
+   * started in, and each one above it (Claude Code: `packages/app/.claude/agents`).
+   */
+  nested: boolean;
   /** Joins the folders of a path name (`team/reviewer`; Copilot: `team--reviewer`). */
   pathSeparator: string;
   /** The key that lists an agent's tools, and what the runner grants when it is absent. */
@@ -55,7 +60,7 @@ export interface Runner {
 }
 
 const KEYS = ['title', 'package', 'proven', 'home', 'home_env', 'agents', 'host_checks'];
-const AGENT_KEYS = ['dirs', 'suffix', 'recursive', 'ignore_prefix', 'name', 'path_separator', 'tools'];
+const AGENT_KEYS = ['dirs', 'suffix', 'recursive', 'ignore_prefix', 'name', 'path_separator', 'tools', 'nested'];
 const CHECK_KEYS = ['id', 'check', 'file'];
 const PACKAGE = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 const VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
@@ -128,6 +133,7 @@ function readAgents(value: unknown, fail: (key: string, message: string) => void
   const folders = 'a non-empty array of folders relative to the repository root (or {"dir", "recursive"})';
   const recursive = a.recursive === true;
   if (a.recursive !== undefined && typeof a.recursive !== 'boolean') flaw('recursive', 'must be true or false');
+  if (a.nested !== undefined && typeof a.nested !== 'boolean') flaw('nested', 'must be true or false');
   const dirs = Array.isArray(a.dirs) && a.dirs.length > 0 ? a.dirs.map((d) => folder(d, recursive)) : undefined;
   if (a.dirs === undefined) flaw('agents', `needs 'dirs': ${folders}`);
   else if (!dirs || dirs.includes(undefined)) flaw('dirs', `must be ${folders}`);
@@ -151,6 +157,7 @@ function readAgents(value: unknown, fail: (key: string, message: string) => void
     suffixes: [...(suffixes as string[])].sort((x, y) => y.length - x.length),
     ignorePrefix: a.ignore_prefix as string | undefined,
     name: name as NameSource[],
+    nested: a.nested === true,
     pathSeparator: (a.path_separator as string | undefined) ?? '/',
     tools: tools ? { key: tools.key as string, missing: tools.missing as 'all' | 'none' } : undefined,
   };

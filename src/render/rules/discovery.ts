@@ -70,13 +70,15 @@ export const discoveryRules = {
   prefixOutsideDiscovery: rule(
     'prefix-outside-discovery',
     "the host prefix is neither inside nor above a folder where a shipped adapter's runner discovers agents",
-    (prefix: string, folders: { dir: string; runner: string }[], file: string): Problem[] => {
+    (prefix: string, folders: { dir: string; runner: string; nested: boolean }[], file: string): Problem[] => {
       // Compared without case: on a case-insensitive disk `.Claude/agents` is `.claude/agents`.
       const parts = prefix.toLowerCase().replace(/\/+$/, '').split('/');
-      for (const { dir, runner } of folders) {
+      for (const { dir, runner, nested } of folders) {
         const d = dir.toLowerCase().split('/');
-        const within = d.every((p, i) => parts[i] === p);
-        const above = parts.every((p, i) => d[i] === p);
+        // A nested runner reads the folder below any subfolder too (`tools/.claude/agents`).
+        const starts = nested ? parts.map((_, i) => i) : [0];
+        const within = starts.some((s) => d.every((p, i) => parts[s + i] === p));
+        const above = starts.some((s) => parts.slice(s).every((p, i) => d[i] === p));
         if (within || above)
           return [
             {
