@@ -229,6 +229,30 @@ describe('inputs the installer refuses, each with a sentence and nothing written
     ['a prefix with a space', () => gitRepo(), ['--yes', '--prefix', 'my gl'], /--prefix must be a folder name of letters/],
     ['a prefix that looks like a flag', () => gitRepo(), ['--yes', '--prefix=-x'], /--prefix must be a folder name/],
     [
+      "a prefix inside opencode's agent folder",
+      () => gitRepo(),
+      ['--yes', '--prefix', '.opencode/agents'],
+      /--prefix '\.opencode\/agents' is inside \.opencode\/agents, where opencode discovers agents/,
+    ],
+    [
+      "a prefix above Claude Code's agent folder",
+      () => gitRepo(),
+      ['--yes', '--prefix', '.claude'],
+      /is above \.claude\/agents, where Claude Code/,
+    ],
+    [
+      'a prefix inside a discovery folder, in another case',
+      () => gitRepo(),
+      ['--yes', '--prefix', '.GitHub/Agents/core'],
+      /is inside \.github\/agents/,
+    ],
+    [
+      'a prefix holding an agent folder below a subfolder',
+      () => gitRepo(),
+      ['--yes', '--prefix', 'tools/.opencode/agents'],
+      /is inside \.opencode\/agents, where opencode/,
+    ],
+    [
       'a lefthook config that is not valid YAML',
       () => gitRepo({ 'lefthook.yml': 'pre-commit: [a, b\n' }),
       ['--yes'],

@@ -212,7 +212,20 @@ describe('gateline doctor', () => {
       'validate',
       'gemini-ack',
       'codex-trust',
+      'unmanaged-agents',
     ]);
+  });
+
+  it('lists the agents the runners load that gateline does not render, with their tools, and stays healthy', async () => {
+    const { dir, env } = await healthy(['claude-code']);
+    writeFileSync(join(dir, '.claude/agents/mine.md'), '---\nname: mine\ndescription: Mine.\n---\nMine.\n');
+    const found = (await findings(dir, env)).find((f) => f.id === 'unmanaged-agents');
+    expect(found).toEqual({
+      id: 'unmanaged-agents',
+      ok: true,
+      message:
+        "the runners also load 1 agent(s) gateline does not render or narrow:\n      .claude/agents/mine.md (Claude Code, name 'mine'): all tools (no 'tools' key: the runner's default is every tool)",
+    });
   });
 
   it('an old Node (fed through the probe inputs) is reported with the fix', async () => {

@@ -7,7 +7,7 @@ import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, stringifyLock } from '../src/shared/lock.ts';
 import { FrameworkError, type Problem } from '../src/shared/problem.ts';
 import { validate } from '../src/validate/validate.ts';
-import { checkout, FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, testdir } from './helpers.ts';
+import { checkout, FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, gateline, git, host, testdir } from './helpers.ts';
 
 // One refusing case (or more) per narrowing and containment rule, each run through the real
 // pipeline (locate, then validate: the manifest loader, the planner, the disk comparison and the
@@ -47,6 +47,18 @@ function rehashed(change: (core: string) => void): string {
 }
 
 type Case = [what: string, problems: () => Problem[]];
+
+const gatelineRender = (dir: string) => gateline(['render'], dir).code;
+
+/** Makes a checkout's stand-in .git a real repository with every file added, as a commit would hold them. */
+function realGit(dir: string): void {
+  rmSync(join(dir, '.git'), { recursive: true, force: true });
+  git(dir, 'init', '-q');
+  git(dir, 'add', '-A');
+}
+
+/** A hand-written agent file with extra frontmatter lines. */
+const agentFile = (lines: string) => `---\ndescription: Mine.\n${lines ? `${lines}\n` : ''}---\nMine.\n`;
 
 const CASES: Record<string, Case[]> = {
   'output-dir-in-repo': [
@@ -170,6 +182,139 @@ const CASES: Record<string, Case[]> = {
             symlinkSync(outside, join(core, 'src/render/rules.ts'));
           }),
         ),
+    ],
+  ],
+  'rendered-names-unclaimed': [
+    [
+      "a hand-written Claude agent in a subfolder named 'reviewer'",
+      () => problemsOf(checkout({ '.claude/agents/zz/notes.md': agentFile('name: reviewer\ntools: Read, Write, Edit, Bash') })),
+    ],
+    [
+      "an opencode agent named 'reviewer' in its frontmatter",
+      () => problemsOf(checkout({ '.opencode/agents/zz/notes.md': agentFile('name: reviewer') })),
+    ],
+    [
+      "an opencode agent whose file stem is 'reviewer' (the singular folder)",
+      () => problemsOf(checkout({ '.opencode/agent/reviewer.md': agentFile('') })),
+    ],
+    ["an opencode legacy mode named 'verifier'", () => problemsOf(checkout({ '.opencode/modes/verifier.md': agentFile('') }))],
+    ["a Gemini CLI agent named 'planner'", () => problemsOf(checkout({ '.gemini/agents/notes.md': agentFile('name: planner') }))],
+    [
+      "a Gemini CLI remote agent list naming 'implementer'",
+      () =>
+        problemsOf(checkout({ '.gemini/agents/remote.md': '---\n- name: x\n  kind: remote\n- kind: remote\n  name: implementer\n---\n' })),
+    ],
+    [
+      "a Copilot agent that sorts first, named 'reviewer'",
+      () => problemsOf(checkout({ '.github/agents/aa.md': agentFile('name: reviewer') })),
+    ],
+    ["a Copilot agent whose file stem is 'verifier'", () => problemsOf(checkout({ '.github/agents/verifier.md': agentFile('') }))],
+    [
+      "a Codex agent named 'implementer' after a multi-line string",
+      () =>
+        problemsOf(
+          checkout({
+            '.codex/agents/x/a.toml': 'developer_instructions = """\nname = "x"\n"""\nname = "implementer"\ndescription = "x"\n',
+          }),
+        ),
+    ],
+    [
+      "the name gateline up runs opencode's reviewer under",
+      () => problemsOf(checkout({ '.opencode/agents/gateline-reviewer.md': agentFile('disable: true') })),
+    ],
+    ["'Reviewer' (case)", () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: Reviewer') }))],
+    ["'r\u0435viewer' (a Cyrillic e)", () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: r\u0435viewer') }))],
+    ['a zero-width space inside the name', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: re\u200bviewer') }))],
+    [
+      'full-width letters',
+      () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: \uff52\uff45\uff56\uff49\uff45\uff57\uff45\uff52') })),
+    ],
+    ['an escaped double-quoted name', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: "r\\x65viewer"') }))],
+    ['a quoted key and a comment', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile("'name' : reviewer # mine") }))],
+    ['a lone CR before the name', () => problemsOf(checkout({ '.claude/agents/x.md': '---\ndescription: x\rname: reviewer\n---\n' }))],
+    [
+      'a link, inside the repository, to a file named so',
+      () => {
+        const dir = checkout({ 'notes/agent.md': agentFile('name: reviewer') });
+        mkdirSync(join(dir, '.claude/agents'), { recursive: true });
+        symlinkSync(join(dir, 'notes/agent.md'), join(dir, '.claude/agents/linked.md'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      "a link to another runner's agent folder (Claude Code reads opencode's reviewer as its own)",
+      () => {
+        const dir = checkout();
+        expect(gatelineRender(dir)).toBe(0);
+        symlinkSync('../../.opencode/agents', join(dir, '.claude/agents/oc'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      'an agent folder below the root, tracked by git (Claude Code reads it when started there)',
+      () => {
+        const dir = checkout({ 'packages/app/.claude/agents/notes.md': agentFile('name: reviewer') });
+        realGit(dir);
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  'agent-names-readable': [
+    ['a name written as a block scalar', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: |\n  reviewer') }))],
+    ['a name on a continuation line', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: re\n  viewer') }))],
+    ['a name from an alias', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('x: &n reviewer\nname: *n') }))],
+    ['a merge key', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('<<: {name: reviewer}') }))],
+    ['a flow mapping', () => problemsOf(checkout({ '.claude/agents/x.md': '---\n{name: reviewer, description: x}\n---\n' }))],
+    ['a complex key', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('? name\n: reviewer') }))],
+    ['a quoted name over two lines', () => problemsOf(checkout({ '.claude/agents/x.md': agentFile('name: "re\n  viewer"') }))],
+    [
+      'a frontmatter longer than gateline reads',
+      () => problemsOf(checkout({ '.claude/agents/x.md': `---\ndescription: x\n${'# pad\n'.repeat(200_000)}name: reviewer\n---\n` })),
+    ],
+    [
+      'a Codex name past the first MiB',
+      () => problemsOf(checkout({ '.codex/agents/x.toml': `description = "${'x'.repeat(1_100_000)}"\nname = "implementer"\n` })),
+    ],
+    ['a Codex name as a multi-line string', () => problemsOf(checkout({ '.codex/agents/x.toml': 'name = """\nimplementer"""\n' }))],
+    [
+      'a link that leaves the repository',
+      () => {
+        const dir = checkout();
+        const outside = join(testdir(), 'agent.md');
+        writeFileSync(outside, agentFile('name: reviewer'));
+        mkdirSync(join(dir, '.claude/agents'), { recursive: true });
+        symlinkSync(outside, join(dir, '.claude/agents/outside.md'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      'a linked folder that leaves the repository',
+      () => {
+        const dir = checkout();
+        mkdirSync(join(dir, '.opencode/agents'), { recursive: true });
+        symlinkSync(testdir({ 'x.md': agentFile('') }), join(dir, '.opencode/agents/team'));
+        return problemsOf(dir);
+      },
+    ],
+    [
+      "an agent folder that is a link leaving the repository (opencode's .opencode/agent)",
+      () => {
+        const dir = checkout();
+        mkdirSync(join(dir, '.opencode'), { recursive: true });
+        symlinkSync(testdir({ 'reviewer.md': agentFile('') }), join(dir, '.opencode/agent'));
+        return problemsOf(dir);
+      },
+    ],
+  ],
+  'prefix-outside-discovery': [
+    [
+      "a host whose prefix is inside opencode's agent folder",
+      () => problemsOf(host({}, { adapters: ['claude-code'], prefix: '.opencode/agents' }), '.opencode/agents'),
+    ],
+    ["a host whose prefix is above Claude Code's", () => problemsOf(host({}, { adapters: ['claude-code'], prefix: '.claude' }), '.claude')],
+    [
+      "a host whose prefix is Claude Code's folder below a subfolder",
+      () => problemsOf(host({}, { adapters: ['claude-code'], prefix: 'tools/.claude' }), 'tools/.claude'),
     ],
   ],
   'overlays-in-place': [

@@ -11,6 +11,7 @@ import { loadManifest, type Manifest } from '../render/manifest.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
 import { hostFindings, runnerHome } from './host-checks.ts';
 import { type Finding, type Inspected, inspect, probe, runnerCommands } from './probe.ts';
+import { unmanagedAgents, unmanagedFinding } from './unmanaged.ts';
 
 // `gateline doctor`: the probe plus what a host needs to stay healthy, each finding with its fix.
 
@@ -26,6 +27,8 @@ export interface DoctorInputs {
   packageRoot: string;
   /** Where git runs the pre-commit hook, or why gateline will not use it. */
   gitHook: { path: string } | { refused: string };
+  /** The agents the selected runners load that gateline does not render, each with what it grants. */
+  unmanaged?: string[];
 }
 
 /** Pure: judges what `gatherDoctor` collected. */
@@ -48,6 +51,7 @@ export function diagnose(inputs: DoctorInputs): Finding[] {
       : { id: 'validate', ok: true, message: 'gateline validate passes' },
   );
   findings.push(...hostFindings(ctx.root, inputs.manifests, inputs.homes));
+  findings.push(unmanagedFinding(inputs.unmanaged ?? []));
   return findings;
 }
 
@@ -80,7 +84,8 @@ export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = proces
     gitHook = { refused: (error as Error).message };
   }
   const homes = Object.fromEntries(manifests.flatMap((m) => (m.runner ? [[m.adapter, runnerHome(m.runner, home, env)]] : [])));
-  return { ctx, seen, problems, manifests, homes, packageRoot: PACKAGE_ROOT, gitHook };
+  const unmanaged = unmanagedAgents(ctx.root, manifests);
+  return { ctx, seen, problems, manifests, homes, packageRoot: PACKAGE_ROOT, gitHook, unmanaged };
 }
 
 function hookFinding(root: string, style: Inspected['hook'], prefix: string, gitHook: DoctorInputs['gitHook']): Finding {

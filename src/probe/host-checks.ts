@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { discoverAgents } from '../render/discovery.ts';
 import type { Manifest } from '../render/manifest.ts';
 import { type AgentFolders, HOST_CHECKS, type HostCheck, type HostCheckKind, type Runner } from '../render/runner.ts';
 import type { Finding } from './probe.ts';
@@ -78,7 +79,11 @@ function trusted({ root, runner, check, command, home }: Subject): Finding {
     // no config yet
   }
   return ok
-    ? { id: check.id, ok: true, message: `${runner.title} trusts this project, so it reads ${runner.agents.dirs.join(', ')}` }
+    ? {
+        id: check.id,
+        ok: true,
+        message: `${runner.title} trusts this project, so it reads ${runner.agents.dirs.map((d) => d.dir).join(', ')}`,
+      }
     : {
         id: check.id,
         ok: false,
@@ -87,18 +92,7 @@ function trusted({ root, runner, check, command, home }: Subject): Finding {
       };
 }
 
-/** The agent files the runner discovers in the repository: name (the path without the suffix) and path. */
+/** The agent files the runner discovers in the repository: name (the path name) and path. */
 function agentFiles(root: string, agents: AgentFolders): { name: string; path: string }[] {
-  const found: { name: string; path: string }[] = [];
-  for (const dir of agents.dirs) {
-    const abs = join(root, dir);
-    if (!existsSync(abs)) continue;
-    for (const rel of readdirSync(abs, { recursive: agents.recursive }).map(String)) {
-      const base = rel.slice(rel.lastIndexOf('/') + 1);
-      if (!base.endsWith(agents.suffix) || (agents.ignorePrefix && base.startsWith(agents.ignorePrefix))) continue;
-      const path = join(abs, rel);
-      if (statSync(path, { throwIfNoEntry: false })?.isFile()) found.push({ name: rel.slice(0, -agents.suffix.length), path });
-    }
-  }
-  return found;
+  return discoverAgents(root, agents).files.map((f) => ({ name: f.pathName, path: f.real }));
 }

@@ -1,5 +1,6 @@
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
+import type { Manifest } from './manifest.ts';
 import type { Overlay } from './overlay.ts';
 import { planRender } from './plan.ts';
 import { compareWithDisk, type FileState } from './state.ts';
@@ -12,6 +13,8 @@ export interface RenderResult {
   problems: Problem[];
   /** The overlays the rendered roles use, for `validate`. */
   overlays: Overlay[];
+  /** The core's adapters that loaded, for `validate`'s runner's view. */
+  manifests: Manifest[];
   written: string[];
   removed: string[];
 }
@@ -25,7 +28,7 @@ export function renderAll(ctx: Context, { check = false } = {}): RenderResult {
   const plan = planRender(ctx);
   const compared = plan.problems.length ? { states: [], problems: [] } : compareWithDisk(ctx.root, plan);
   const problems = [...plan.problems, ...compared.problems];
-  const base = { problems, overlays: plan.overlays, written: [] as string[], removed: [] as string[] };
+  const base = { problems, overlays: plan.overlays, manifests: plan.manifests, written: [] as string[], removed: [] as string[] };
   if (problems.length) return { ...base, ok: false, states: [] };
   if (check) return { ...base, ok: compared.states.every((s) => s.status === 'fresh'), states: compared.states };
   return { ...base, ok: true, states: compared.states, ...applyStates(ctx.root, compared.states) };

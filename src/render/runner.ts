@@ -16,15 +16,32 @@ export interface HostCheck {
   file: string;
 }
 
-/** Where the runner discovers project agents. */
+/** Where a runner takes an agent's name from (`agents.name`, in the runner's order). */
+export const NAME_SOURCES = ['frontmatter', 'toml', 'path'] as const;
+export type NameSource = (typeof NAME_SOURCES)[number];
+
+/** Where the runner discovers project agents, and how it names them. */
 export interface AgentFolders {
-  dirs: string[];
-  /** Files ending so are agents; the rest of the path, without it, is the agent's name. */
-  suffix: string;
-  /** True when subfolders are read too. */
-  recursive: boolean;
+  /** Each folder, relative to the repository root, and whether its subfolders are read too. */
+  dirs: { dir: string; recursive: boolean }[];
+  /** Files ending so are agents; the longest ending that matches is cut off the path name. */
+  suffixes: string[];
   /** Files starting so are skipped. */
   ignorePrefix?: string;
+  /**
+   * Where the name comes from, in the runner's order: the YAML frontmatter's `name`, the TOML
+   * file's top-level `name`, or the path under the folder without the ending.
+   */
+  name: NameSource[];
+  /**
+   * True when the runner also reads these folders below the repository root: in the folder it is
+   * started in, and each one above it (Claude Code: `packages/app/.claude/agents`).
+   */
+  nested: boolean;
+  /** Joins the folders of a path name (`team/reviewer`; Copilot: `team--reviewer`). */
+  pathSeparator: string;
+  /** The key that lists an agent's tools, and what the runner grants when it is absent. */
+  tools?: { key: string; missing: 'all' | 'none' };
 }
 
 export interface Runner {
@@ -43,7 +60,7 @@ export interface Runner {
 }
 
 const KEYS = ['title', 'package', 'proven', 'home', 'home_env', 'agents', 'host_checks'];
-const AGENT_KEYS = ['dirs', 'suffix', 'recursive', 'ignore_prefix'];
+const AGENT_KEYS = ['dirs', 'suffix', 'recursive', 'ignore_prefix', 'name', 'path_separator', 'tools', 'nested'];
 const CHECK_KEYS = ['id', 'check', 'file'];
 const PACKAGE = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 const VERSION = /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/;
@@ -113,22 +130,45 @@ function readAgents(value: unknown, fail: (key: string, message: string) => void
   };
   for (const key of Object.keys(a))
     if (!AGENT_KEYS.includes(key)) flaw('agents', `has the unknown key '${key}' (known: ${AGENT_KEYS.join(', ')})`);
-  const dirs = Array.isArray(a.dirs) && a.dirs.length > 0 && a.dirs.every((d) => typeof d === 'string') ? (a.dirs as string[]) : undefined;
-  const folders = 'a non-empty array of folders relative to the repository root';
-  if (a.dirs === undefined) flaw('agents', `needs 'dirs': ${folders}`);
-  else if (!dirs) flaw('dirs', `must be ${folders}`);
-  for (const dir of dirs ?? []) checkRelativePath(dir, (message) => flaw('dirs', message));
-  if (a.suffix === undefined) flaw('agents', "needs 'suffix': the file ending of an agent, such as .md");
-  else if (typeof a.suffix !== 'string' || !/^\.[A-Za-z0-9.]+$/.test(a.suffix)) flaw('suffix', 'must be a file ending such as .md');
+  const folders = 'a non-empty array of folders relative to the repository root (or {"dir", "recursive"})';
+  const recursive = a.recursive === true;
   if (a.recursive !== undefined && typeof a.recursive !== 'boolean') flaw('recursive', 'must be true or false');
+  if (a.nested !== undefined && typeof a.nested !== 'boolean') flaw('nested', 'must be true or false');
+  const dirs = Array.isArray(a.dirs) && a.dirs.length > 0 ? a.dirs.map((d) => folder(d, recursive)) : undefined;
+  if (a.dirs === undefined) flaw('agents', `needs 'dirs': ${folders}`);
+  else if (!dirs || dirs.includes(undefined)) flaw('dirs', `must be ${folders}`);
+  for (const d of dirs ?? []) if (d) checkRelativePath(d.dir, (message) => flaw('dirs', message));
+  const suffixes = typeof a.suffix === 'string' ? [a.suffix] : Array.isArray(a.suffix) && a.suffix.length > 0 ? a.suffix : undefined;
+  if (a.suffix === undefined) flaw('agents', "needs 'suffix': the file ending of an agent, such as .md");
+  else if (!suffixes?.every((x) => typeof x === 'string' && /^\.[A-Za-z0-9.]+$/.test(x)))
+    flaw('suffix', 'must be a file ending such as .md, or a list of them');
   if (a.ignore_prefix !== undefined && !oneLine(a.ignore_prefix)) flaw('ignore_prefix', 'must be a non-empty string');
+  const name = Array.isArray(a.name) && a.name.length > 0 ? a.name : undefined;
+  if (a.name === undefined) flaw('agents', `needs 'name': where the runner takes an agent's name from (${NAME_SOURCES.join(', ')})`);
+  else if (!name?.every((n) => NAME_SOURCES.includes(n)) || new Set(name).size !== name.length)
+    flaw('name', `must list, without repeats, where the name comes from: ${NAME_SOURCES.join(', ')}`);
+  if (a.path_separator !== undefined && !['/', '--'].includes(a.path_separator as string)) flaw('path_separator', "must be '/' or '--'");
+  const tools = object(a.tools);
+  if (a.tools !== undefined && (!tools || !oneLine(tools.key) || !['all', 'none'].includes(tools.missing as string)))
+    flaw('tools', 'must be {"key": the key that lists an agent\'s tools, "missing": "all" or "none"}');
   if (failed) return undefined;
   return {
-    dirs: (dirs as string[]).map((d) => d.replace(/\/+$/, '')),
-    suffix: a.suffix as string,
-    recursive: a.recursive === true,
+    dirs: dirs as { dir: string; recursive: boolean }[],
+    suffixes: [...(suffixes as string[])].sort((x, y) => y.length - x.length),
     ignorePrefix: a.ignore_prefix as string | undefined,
+    name: name as NameSource[],
+    nested: a.nested === true,
+    pathSeparator: (a.path_separator as string | undefined) ?? '/',
+    tools: tools ? { key: tools.key as string, missing: tools.missing as 'all' | 'none' } : undefined,
   };
+}
+
+/** A `dirs` entry: a folder (read with the block's `recursive`) or {"dir", "recursive"}. */
+function folder(value: unknown, recursive: boolean): { dir: string; recursive: boolean } | undefined {
+  if (typeof value === 'string') return { dir: value.replace(/\/+$/, ''), recursive };
+  const o = object(value);
+  if (!o || typeof o.dir !== 'string' || typeof o.recursive !== 'boolean' || Object.keys(o).length !== 2) return undefined;
+  return { dir: o.dir.replace(/\/+$/, ''), recursive: o.recursive };
 }
 
 function readCheck(value: unknown, fail: (key: string, message: string) => void): HostCheck | undefined {

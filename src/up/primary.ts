@@ -8,7 +8,9 @@
 //   name as the agent's id, and the project's subagent of the same id must not be the one picked.
 // The permission map, model and body are byte-for-byte the rendered ones: nothing widens.
 
-export const PRIMARY_PREFIX = 'gateline-';
+import { PRIMARY_PREFIX } from '../shared/agent-name.ts';
+
+export { PRIMARY_PREFIX };
 
 /**
  * True when the rendered file declares itself a subagent, so running it by name would fall back.

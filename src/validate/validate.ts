@@ -1,6 +1,7 @@
 import type { Context } from '../render/context.ts';
 import { renderAll } from '../render/render.ts';
 import { rules } from '../render/rules.ts';
+import { discoveryFolders, runnerView } from '../render/runner-view.ts';
 import type { FileState } from '../render/state.ts';
 import { hashTree, integrityOf } from '../shared/integrity.ts';
 import type { Problem } from '../shared/problem.ts';
@@ -14,6 +15,7 @@ export function validate(ctx: Context): { problems: Problem[]; states: FileState
   const result = renderAll(ctx, { check: true });
   problems.push(...result.problems);
   problems.push(...rules.overlaysInPlace(result.overlays));
+  problems.push(...runnersView(ctx, result));
   for (const state of result.states) {
     if (state.status === 'missing') problems.push({ file: state.path, message: `is not rendered yet: ${FIX_RENDER}` });
     if (state.status === 'stale')
@@ -22,6 +24,16 @@ export function validate(ctx: Context): { problems: Problem[]; states: FileState
       problems.push({ file: state.path, message: `is an orphan (its role is no longer rendered): ${FIX_RENDER} to remove it` });
   }
   return { problems, states: result.states };
+}
+
+/** What each selected runner discovers as an agent, beside what gateline renders; and where the core sits. */
+function runnersView(ctx: Context, result: ReturnType<typeof renderAll>): Problem[] {
+  const selected = result.manifests.filter((m) => !ctx.selected || ctx.selected.includes(m.adapter));
+  const orphans = new Set(result.states.filter((s) => s.status === 'orphan').map((s) => s.path));
+  const problems = runnerView(ctx.root, selected, orphans);
+  if (ctx.prefix)
+    problems.unshift(...rules.prefixOutsideDiscovery(ctx.prefix, discoveryFolders(result.manifests), `${ctx.prefix}/framework-lock.json`));
+  return problems;
 }
 
 /** The vendored core must be exactly what the lock pinned; every differing file is named. */
