@@ -212,8 +212,16 @@ describe('refusals', () => {
     ].map((key): [string, Record<string, string>, RegExp] => [
       `extra_frontmatter setting '${key}'`,
       { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter: { [key]: 'x' } }) },
-      new RegExp(`may not set '${key}': it grants tools or permissions`),
+      new RegExp(`may not set '${key}': only keys in 'extra_frontmatter_keys' \\(none\\)`),
     ]),
+    [
+      "an allow-list naming a key the renderer writes ('tools')",
+      {
+        'roles/r.md': ROLE(['read']),
+        'adapters/test/manifest.json': manifest({ extra_frontmatter_keys: ['tools'], extra_frontmatter: { tools: 'Write' } }),
+      },
+      /'extra_frontmatter_keys' lists 'tools', which the renderer writes/,
+    ],
     [
       'a wildcard tool',
       { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['mcp_*'] } }) },

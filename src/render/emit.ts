@@ -22,11 +22,11 @@ export function emitAgent(agent: Agent): string {
 
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
-  const lines = ['---', `name: ${role.name}`, `description: ${yamlScalar(role.dispatch)}`];
+  const lines = ['---', `name: ${yamlScalar(role.name)}`, `description: ${yamlScalar(role.dispatch)}`];
   lines.push(...(manifest.toolsStyle === 'permission-map' ? permissionLines(agent) : toolLines(agent.tools, manifest.toolsStyle)));
   lines.push(`model: ${yamlScalar(agent.model)}`);
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
-    lines.push(`${key}: ${typeof value === 'string' ? yamlScalar(value) : String(value)}`);
+    lines.push(`${yamlScalar(key)}: ${yamlScalar(value)}`);
   }
   lines.push('---', `<!-- ${header(role)} -->`, '', role.body);
   for (const splice of splices(agent.overlays)) lines.push('', splice);
@@ -37,7 +37,7 @@ function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
   switch (style) {
     case 'csv':
       // An absent or bare `tools:` means "every tool" in the runners: always write the list.
-      return [tools.length ? `tools: ${tools.join(', ')}` : 'tools: []'];
+      return [tools.length ? `tools: ${yamlScalar(tools.join(', '))}` : 'tools: []'];
     case 'yaml-list':
       return tools.length ? ['tools:', ...tools.map((t) => `  - ${yamlScalar(t)}`)] : ['tools: []'];
     case 'permission-map':
@@ -67,4 +67,4 @@ function permissionLines(agent: Agent): string[] {
   return lines;
 }
 
-const pattern = (patterns: string[], action: 'allow' | 'deny') => patterns.map((p) => `    ${JSON.stringify(p)}: ${action}`);
+const pattern = (patterns: string[], action: 'allow' | 'deny') => patterns.map((p) => `    ${yamlScalar(p, { quote: true })}: ${action}`);
