@@ -59,12 +59,23 @@ function permissionLines(agent: Agent): string[] {
     const shell = manifest.shellCommands;
     if (role.commands && shell && shellTools.includes(tool)) {
       const allow = role.commands.flatMap((command) => shell.allow.map((p) => p.replaceAll('{command}', command)));
-      lines.push(`  ${yamlScalar(tool)}:`, '    "*": deny', ...pattern(allow, 'allow'), ...pattern(shell.deny, 'deny'));
+      lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'deny'], ...rules(allow, 'allow'), ...rules(shell.deny, 'deny')]));
     } else if (manifest.permissionDenies[tool]) {
-      lines.push(`  ${yamlScalar(tool)}:`, '    "*": allow', ...pattern(manifest.permissionDenies[tool], 'deny'));
+      lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'allow'], ...rules(manifest.permissionDenies[tool], 'deny')]));
     } else lines.push(`  ${yamlScalar(tool)}: allow`);
   }
   return lines;
 }
 
-const pattern = (patterns: string[], action: 'allow' | 'deny') => patterns.map((p) => `    ${yamlScalar(p, { quote: true })}: ${action}`);
+type PatternRule = [pattern: string, action: 'allow' | 'deny'];
+const rules = (patterns: string[], action: PatternRule[1]) => patterns.map((p): PatternRule => [p, action]);
+
+/**
+ * A pattern map with each pattern once: a YAML key may not repeat (a parser refuses the file, or
+ * keeps either value). Keeping only a pattern's last rule changes nothing: the last match wins.
+ */
+function patternMap(entries: PatternRule[]): string[] {
+  return entries
+    .filter(([pattern], i) => !entries.slice(i + 1).some(([later]) => later === pattern))
+    .map(([pattern, action]) => `    ${yamlScalar(pattern, { quote: true })}: ${action}`);
+}
