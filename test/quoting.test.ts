@@ -333,7 +333,7 @@ describe('hostile values in agent files: refused with file and line, or read bac
     expect(outcomes.refused, seen).toBeGreaterThan(100);
     // Every format is read back often, not only when nothing else was generated.
     for (const style of ['csv', 'yaml-list', 'permission-map', 'codex-sandbox']) expect(styles[style], seen).toBeGreaterThan(75);
-  });
+  }, 120_000);
 
   it('the CLI writes what the planner planned, and refuses with exit 1, file and line', () => {
     let wrote = 0;
@@ -359,7 +359,7 @@ describe('hostile values in agent files: refused with file and line, or read bac
     }
     expect(wrote).toBeGreaterThanOrEqual(3);
     expect(refused).toBeGreaterThanOrEqual(3);
-  });
+  }, 120_000);
 });
 
 describe('the quoting functions, one per format', () => {
