@@ -158,7 +158,7 @@ function generate(seed: number): Case {
     Object.fromEntries(
       EXTRA_KEYS.filter(() => rand(3) === 0).map((key) => [
         key,
-        [hostile(), mild('blue'), rand(2) === 0, g.pick([0, 7, -5, 0.25, 1e21, 1.5e-7, 2 ** 53, -0, 123456.789])][rand(4)],
+        [hostile(), mild('blue'), rand(2) === 0, g.pick([0, 7, -5, 0.25, 1e21, 1.5e-7, 2 ** 53, 123456.789])][rand(4)],
       ]),
     );
   const base = (name: string, style: string, filename = '{role}.md') => ({
