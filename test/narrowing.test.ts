@@ -212,8 +212,29 @@ describe('refusals', () => {
     ].map((key): [string, Record<string, string>, RegExp] => [
       `extra_frontmatter setting '${key}'`,
       { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter: { [key]: 'x' } }) },
-      new RegExp(`may not set '${key}': it grants tools or permissions`),
+      new RegExp(`may not set '${key}': only keys in 'extra_frontmatter_keys' \\(none\\)`),
     ]),
+    [
+      'an allow-list that is not a list of keys',
+      { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ extra_frontmatter_keys: 'color' }) },
+      /'extra_frontmatter_keys' must be an array of frontmatter keys/,
+    ],
+    ...[1e21, 1.5e-7, 2 ** 53].map((value): [string, Record<string, string>, RegExp] => [
+      `an extra_frontmatter number YAML and TOML could read differently (${value})`,
+      {
+        'roles/r.md': ROLE(['read']),
+        'adapters/test/manifest.json': manifest({ extra_frontmatter_keys: ['effort'], extra_frontmatter: { effort: value } }),
+      },
+      /'effort' is .*: write a plain decimal/,
+    ]),
+    [
+      "an allow-list naming a key the renderer writes ('tools')",
+      {
+        'roles/r.md': ROLE(['read']),
+        'adapters/test/manifest.json': manifest({ extra_frontmatter_keys: ['tools'], extra_frontmatter: { tools: 'Write' } }),
+      },
+      /'extra_frontmatter_keys' lists 'tools', which the renderer writes/,
+    ],
     [
       'a wildcard tool',
       { 'roles/r.md': ROLE(['read']), 'adapters/test/manifest.json': manifest({ tool_map: { read: ['mcp_*'] } }) },

@@ -84,18 +84,17 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(withManifest({ tools_style: 'permission-map', tool_map: { read: ['read(src)'] } })),
     ],
   ],
-  'extra-frontmatter-grants-nothing': [
-    ["'hooks'", () => problemsOf(withManifest({ extra_frontmatter: { hooks: 'x' } }))],
-    ["'memory'", () => problemsOf(withManifest({ extra_frontmatter: { memory: 'project' } }))],
-    [
-      "'Permission-Mode' (case and separators)",
-      () => problemsOf(withManifest({ extra_frontmatter: { 'Permission-Mode': 'acceptEdits' } })),
-    ],
-    ["'tools'", () => problemsOf(withManifest({ extra_frontmatter: { tools: 'Write' } }))],
+  'extra-frontmatter-allow-listed': [
+    ["'hooks', not in the allow-list", () => problemsOf(withManifest({ extra_frontmatter: { hooks: 'x' } }))],
     [
       "'disable' (opencode then runs its all-tools default agent)",
-      () => problemsOf(withManifest({ extra_frontmatter: { disable: true } })),
+      () => problemsOf(withManifest({ extra_frontmatter_keys: ['color'], extra_frontmatter: { disable: true } })),
     ],
+    [
+      "'Color' when the allow-list has 'color' (keys match exactly)",
+      () => problemsOf(withManifest({ extra_frontmatter_keys: ['color'], extra_frontmatter: { Color: 'red' } })),
+    ],
+    ["an allow-list naming 'permission'", () => problemsOf(withManifest({ extra_frontmatter_keys: ['permission'] }))],
   ],
   'extra-frontmatter-keeps-rendered-keys': [
     ["'model'", () => problemsOf(withManifest({ extra_frontmatter: { model: 'other' } }))],
@@ -395,6 +394,15 @@ const CASES: Record<string, Case[]> = {
       () => problemsOf(withManifest({ tools_style: 'permission-map', shell_commands: { allow: ['{command}'], deny: ['*>*\u2028x'] } })),
     ],
     ['a line separator in extra frontmatter', () => problemsOf(withManifest({ extra_frontmatter: { color: 'red\u2028tools: Write' } }))],
+  ],
+  'no-fence-in-values': [
+    [
+      "'---' in the dispatch line (Claude Code would end the frontmatter there and drop the tool list)",
+      () => problemsOf(fw({ 'roles/r.md': ROLE.replace('Test role.', 'Test---role.') })),
+    ],
+    ["'---' in a tool name", () => problemsOf(withManifest({ tool_map: { read: ['Read---x'] } }))],
+    ["'---' in a role name", () => problemsOf(withManifest({ roles: ['r---x'] }))],
+    ["'---' in a model", () => problemsOf(withManifest({ model_map: { deep: 'a---b' } }))],
   ],
   'command-patterns-start-with-command': [
     [

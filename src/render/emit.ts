@@ -22,11 +22,11 @@ export function emitAgent(agent: Agent): string {
 
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
-  const lines = ['---', `name: ${role.name}`, `description: ${yamlScalar(role.dispatch)}`];
+  const lines = ['---', `name: ${yamlScalar(role.name)}`, `description: ${yamlScalar(role.dispatch)}`];
   lines.push(...(manifest.toolsStyle === 'permission-map' ? permissionLines(agent) : toolLines(agent.tools, manifest.toolsStyle)));
   lines.push(`model: ${yamlScalar(agent.model)}`);
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
-    lines.push(`${key}: ${typeof value === 'string' ? yamlScalar(value) : String(value)}`);
+    lines.push(`${yamlScalar(key)}: ${yamlScalar(value)}`);
   }
   lines.push('---', `<!-- ${header(role)} -->`, '', role.body);
   for (const splice of splices(agent.overlays)) lines.push('', splice);
@@ -37,7 +37,7 @@ function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
   switch (style) {
     case 'csv':
       // An absent or bare `tools:` means "every tool" in the runners: always write the list.
-      return [tools.length ? `tools: ${tools.join(', ')}` : 'tools: []'];
+      return [tools.length ? `tools: ${yamlScalar(tools.join(', '))}` : 'tools: []'];
     case 'yaml-list':
       return tools.length ? ['tools:', ...tools.map((t) => `  - ${yamlScalar(t)}`)] : ['tools: []'];
     case 'permission-map':
@@ -59,12 +59,23 @@ function permissionLines(agent: Agent): string[] {
     const shell = manifest.shellCommands;
     if (role.commands && shell && shellTools.includes(tool)) {
       const allow = role.commands.flatMap((command) => shell.allow.map((p) => p.replaceAll('{command}', command)));
-      lines.push(`  ${yamlScalar(tool)}:`, '    "*": deny', ...pattern(allow, 'allow'), ...pattern(shell.deny, 'deny'));
+      lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'deny'], ...rules(allow, 'allow'), ...rules(shell.deny, 'deny')]));
     } else if (manifest.permissionDenies[tool]) {
-      lines.push(`  ${yamlScalar(tool)}:`, '    "*": allow', ...pattern(manifest.permissionDenies[tool], 'deny'));
+      lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'allow'], ...rules(manifest.permissionDenies[tool], 'deny')]));
     } else lines.push(`  ${yamlScalar(tool)}: allow`);
   }
   return lines;
 }
 
-const pattern = (patterns: string[], action: 'allow' | 'deny') => patterns.map((p) => `    ${JSON.stringify(p)}: ${action}`);
+type PatternRule = [pattern: string, action: 'allow' | 'deny'];
+const rules = (patterns: string[], action: PatternRule[1]) => patterns.map((p): PatternRule => [p, action]);
+
+/**
+ * A pattern map with each pattern once: a YAML key may not repeat (a parser refuses the file, or
+ * keeps either value). Keeping only a pattern's last rule changes nothing: the last match wins.
+ */
+function patternMap(entries: PatternRule[]): string[] {
+  return entries
+    .filter(([pattern], i) => !entries.slice(i + 1).some(([later]) => later === pattern))
+    .map(([pattern, action]) => `    ${yamlScalar(pattern, { quote: true })}: ${action}`);
+}

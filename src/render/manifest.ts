@@ -57,6 +57,7 @@ const KNOWN_KEYS = [
   'model_map',
   'model_overrides',
   'extra_frontmatter',
+  'extra_frontmatter_keys',
   'floor',
   'model_vendors',
   'headless',
@@ -73,7 +74,7 @@ const MANIFEST_RULES = [
   rules.noWildcardTools,
   rules.plainToolNames,
   rules.permissionNamesArePlain,
-  rules.extraFrontmatterGrantsNothing,
+  rules.extraFrontmatterAllowListed,
   rules.extraFrontmatterKeepsRenderedKeys,
   rules.sessionOnlyOnResume,
   rules.commandPatternsStartWithCommand,
@@ -135,8 +136,15 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
       bad('extra_frontmatter', `key '${key}' is not a plain frontmatter key`);
     } else if (!['string', 'number', 'boolean'].includes(typeof value)) {
       bad('extra_frontmatter', `'${key}' must be a string, number or boolean (frontmatter stays flat)`);
+    } else if (typeof value === 'number' && !plainNumber(value)) {
+      bad(
+        'extra_frontmatter',
+        `'${key}' is ${value}: write a plain decimal (a safe integer, or digits with one '.'), which YAML and TOML read alike`,
+      );
     }
   }
+  if (m.extra_frontmatter_keys !== undefined && !stringArray(m.extra_frontmatter_keys))
+    bad('extra_frontmatter_keys', 'must be an array of frontmatter keys');
   const floor = stringRecord(m.floor ?? {}, 'floor', bad, 'a reason') ?? {};
   for (const cap of Object.keys(floor)) if (!isCapability(cap)) bad('floor', `names '${cap}', which is not a capability`);
   if (typeof m.filename === 'string' && typeof m.tools_style === 'string') {
@@ -156,7 +164,8 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
   }
   const input = { file, text, json: m };
   for (const check of MANIFEST_RULES) problems.push(...check(input));
-  problems.push(...rules.noControlCharacters(manifestValues(input)));
+  const values = manifestValues(input);
+  problems.push(...rules.noControlCharacters(values), ...rules.noFenceInValues(values));
   if (problems.length > before) return undefined;
   return {
     adapter: name,
@@ -179,6 +188,10 @@ export function loadManifest(adaptersDir: string, displayDir: string, name: stri
     text,
   };
 }
+
+/** A number that prints as a plain decimal (no exponent, no -0) and, if whole, is a safe integer. */
+const plainNumber = (n: number) =>
+  /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(String(n)) && !Object.is(n, -0) && (!Number.isInteger(n) || Number.isSafeInteger(n));
 
 export function stringArray(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;

@@ -54,7 +54,8 @@ export function loadRole(rolesDir: string, displayDir: string, name: string, pro
   if (dispatch && typeof dispatch.value !== 'string') {
     problems.push({ file, line: dispatch.line, message: "'dispatch' must be one line of text, not a list" });
   } else if (dispatch) {
-    problems.push(...rules.noControlCharacters([{ file, line: dispatch.line, what: "'dispatch'", value: dispatch.value as string }]));
+    const value = [{ file, line: dispatch.line, what: "'dispatch'", value: dispatch.value as string }];
+    problems.push(...rules.noControlCharacters(value), ...rules.noFenceInValues(value));
   }
   const capabilities: Capability[] = [];
   if (caps) {

@@ -11,33 +11,45 @@ export function emitToml(agent: Agent): string {
   const caps: string[] = role.capabilities;
   const lines = [
     `# ${header(role)}`,
-    `name = ${tomlString(role.name)}`,
-    `description = ${tomlString(role.dispatch)}`,
-    `model = ${tomlString(agent.model)}`,
-    `sandbox_mode = ${tomlString(caps.includes('edit') || caps.includes('write') ? 'workspace-write' : 'read-only')}`,
-    `web_search = ${tomlString(caps.includes('web') ? 'live' : 'disabled')}`,
+    `name = ${tomlValue(role.name)}`,
+    `description = ${tomlValue(role.dispatch)}`,
+    `model = ${tomlValue(agent.model)}`,
+    `sandbox_mode = ${tomlValue(caps.includes('edit') || caps.includes('write') ? 'workspace-write' : 'read-only')}`,
+    `web_search = ${tomlValue(caps.includes('web') ? 'live' : 'disabled')}`,
   ];
-  for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
-    lines.push(`${key} = ${typeof value === 'string' ? tomlString(value) : String(value)}`);
-  }
+  for (const [key, value] of Object.entries(manifest.extraFrontmatter)) lines.push(`${key} = ${tomlValue(value)}`);
   lines.push(`developer_instructions = ${tomlMultiline([role.body, ...splices(agent.overlays)].join('\n\n'))}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** A TOML basic string: every escape JSON writes is also a TOML escape. */
-function tomlString(value: string): string {
-  return JSON.stringify(value);
+// The one way a value is written into TOML: in a basic string, every character TOML forbids raw
+// (controls, DEL) or that some reader takes for a line break (NEL, LS, PS) or strips (BOM) is
+// escaped; numbers and booleans as written (the loader allows only plain decimals). A lone
+// surrogate cannot be written at all: the rules refuse it first, so reaching it here is a bug.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape.
+const ESCAPED = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff"\\]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The text with ESCAPED characters escaped, except line feeds and tabs when `multiline`. */
+function escaped(text: string, multiline = false): string {
+  if (LONE_SURROGATE.test(text)) throw new Error(`a lone surrogate reached the TOML emitter: ${JSON.stringify(text)}`);
+  return text.replace(ESCAPED, (c) => {
+    if (multiline && (c === '\n' || c === '\t')) return c;
+    return c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: TOML strings cannot hold raw control characters.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+/** A TOML value that Codex reads back as exactly `value`. */
+export function tomlValue(value: string | number | boolean): string {
+  return typeof value === 'string' ? `"${escaped(value)}"` : String(value);
+}
+
+// Characters a literal string cannot hold raw (a lone CR included), and its own delimiter.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what a literal string cannot hold.
+const NOT_LITERAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]|'''/;
 
 /** A literal multi-line string when the text allows one (it reads as written), else a basic one. */
 export function tomlMultiline(text: string): string {
-  if (!text.includes("'''") && !CONTROL.test(text)) return `'''\n${text}\n'''`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape.
-  const escaped = text.replace(/[\\"\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
-    c === '\\' ? '\\\\' : c === '"' ? '\\"' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return `"""\n${escaped}\n"""`;
+  if (!NOT_LITERAL.test(text)) return `'''\n${text}\n'''`;
+  return `"""\n${escaped(text, true)}\n"""`;
 }

@@ -169,6 +169,37 @@ describe('Copilot CLI (custom agents event, against a local mock provider)', () 
     expect(offered).toEqual(expect.arrayContaining(['view', 'grep', 'glob']));
     for (const tool of ['edit', 'create', 'web_fetch', 'task']) expect(offered).not.toContain(tool);
   });
+  it('each tool alias the manifest declares grants some of the tools its target grants, and no other (what the leak check assumes)', async () => {
+    const manifest = JSON.parse(read(host, '.gateline/core/adapters/copilot/manifest.json')) as { tool_aliases: Record<string, string> };
+    // '' is an agent with no tools: what every agent is offered anyway.
+    const names = ['', ...new Set([...Object.keys(manifest.tool_aliases), ...Object.values(manifest.tool_aliases)])];
+    expect(names.length).toBeGreaterThan(6);
+    const dir = gitRepo();
+    mkdirSync(join(dir, '.github/agents'), { recursive: true });
+    // A marker in each agent's prompt tells its requests apart: the runs share one mock.
+    const marker = (i: number) => `probe-${i}-end`;
+    names.forEach((name, i) => {
+      const tools = name ? `[${JSON.stringify(name)}]` : '[]';
+      writeFileSync(
+        join(dir, `.github/agents/a${i}.agent.md`),
+        `---\nname: a${i}\ndescription: probe\ntools: ${tools}\n---\n${marker(i)}\n`,
+      );
+    });
+    mock.requests.length = 0;
+    for (let i = 0; i < names.length; i += 6) {
+      await Promise.all(names.slice(i, i + 6).map((_, j) => copilotAgents(dir, testdir(), `a${i + j}`, mock.url)));
+    }
+    const offered = (name: string) => {
+      const i = names.indexOf(name);
+      return toolsOffered({ ...mock, requests: mock.requests.filter((r) => JSON.stringify(r).includes(marker(i))) });
+    };
+    const always = offered('');
+    const granted = (name: string) => offered(name).filter((t) => !always.includes(t));
+    for (const [alias, tool] of Object.entries(manifest.tool_aliases)) {
+      expect(granted(alias).length, alias).toBeGreaterThan(0);
+      expect(granted(tool), `${alias} -> ${tool}`).toEqual(expect.arrayContaining(granted(alias)));
+    }
+  }, 600_000);
   it('negative control: a file without a tools list is loaded with every tool', async () => {
     const dir = widened('.github/agents/wide.agent.md', '---\nname: wide\ndescription: widened\n---\nBody.\n');
     mock.requests.length = 0;

@@ -6,39 +6,9 @@ import { type ManifestInput, rule } from './rule.ts';
 // The rules a manifest must pass on its own, and the control-character rule for every value
 // written into an agent file.
 
-// Keys that grant tools or permissions, or load code or memory, in some runner. extra_frontmatter
-// may never set them: they would widen a role past its capabilities. Compared without case, '-', '_'.
-const GRANTING_KEYS = [
-  'tools',
-  'allowedtools',
-  'disallowedtools',
-  'permission',
-  'permissions',
-  'permissionmode',
-  'sandboxmode',
-  'approvalpolicy',
-  'approvalmode',
-  'defaultpermissions',
-  'websearch',
-  'mcpservers',
-  'mcp',
-  'hooks',
-  'memory',
-  'skills',
-  'yolo',
-  'bypasspermissions',
-  'dangerouslyskippermissions',
-  'options',
-  'kind',
-  'agentcardurl',
-  'agentcardjson',
-  // Switching an agent off makes opencode run its all-tools default agent under the same name.
-  'disable',
-  'disabled',
-  'enabled',
-];
-// Keys the renderer writes itself from the role spec.
-const RENDERED_KEYS = ['name', 'description', 'model', 'developerinstructions'];
+// Keys the renderer writes itself, from the role spec and its capabilities: extra_frontmatter
+// may never set them, and an allow-list may never name them. Compared without case, '-', '_'.
+const RENDERED_KEYS = ['name', 'description', 'model', 'developerinstructions', 'tools', 'permission', 'sandboxmode', 'websearch'];
 
 /** A runner tool name: a word, optionally with a parenthesised rule (`Bash(git diff:*)`). */
 // Inside the parentheses: no ',' (runners split tool lists on it) and no '#' (YAML comments).
@@ -68,6 +38,7 @@ export function manifestValues(m: ManifestInput): { file: string; line?: number;
   if (typeof denies === 'object' && denies !== null)
     for (const [permission, list] of Object.entries(denies))
       if (Array.isArray(list)) for (const p of list) add('permission_denies', permission, p);
+  if (Array.isArray(m.json.roles)) for (const role of m.json.roles) add('roles', 'role', role);
   for (const key of ['model_map', 'model_overrides', 'extra_frontmatter']) {
     const obj = m.json[key];
     if (typeof obj === 'object' && obj !== null) for (const [name, value] of Object.entries(obj)) add(key, name, value);
@@ -88,6 +59,12 @@ function mappedTools(m: ManifestInput): [string, string][] {
   return Object.entries(map).flatMap(([cap, tools]) =>
     Array.isArray(tools) ? tools.filter((t): t is string => typeof t === 'string').map((t): [string, string] => [cap, t]) : [],
   );
+}
+
+/** The manifest's `extra_frontmatter_keys`: the keys its runner is known to read without granting anything. */
+function allowedKeys(m: ManifestInput): string[] {
+  const list = m.json.extra_frontmatter_keys;
+  return Array.isArray(list) ? list.filter((k): k is string => typeof k === 'string') : [];
 }
 
 function extraKeys(m: ManifestInput): string[] {
@@ -173,24 +150,29 @@ export const manifestRules = {
             .map(([cap, tool]) => keyProblem(m, 'tool_map', `'${cap}' maps to '${tool}': permission-map tools are plain permission names`)),
   ),
 
-  extraFrontmatterGrantsNothing: rule(
-    'extra-frontmatter-grants-nothing',
-    'extra_frontmatter never sets a key that grants tools or permissions, or loads hooks, memory or servers',
-    (m: ManifestInput): Problem[] =>
-      extraKeys(m)
-        .filter((key) => GRANTING_KEYS.includes(norm(key)))
+  extraFrontmatterAllowListed: rule(
+    'extra-frontmatter-allow-listed',
+    "extra_frontmatter sets only keys its manifest's extra_frontmatter_keys lists: keys its runner reads without granting, disabling or redirecting anything",
+    (m: ManifestInput): Problem[] => {
+      const allowed = allowedKeys(m);
+      const problems = extraKeys(m)
+        .filter((key) => !allowed.includes(key))
         .map((key) =>
           keyProblem(
             m,
             'extra_frontmatter',
-            `may not set '${key}': it grants tools or permissions, which come only from the role's capabilities`,
+            `may not set '${key}': only keys in 'extra_frontmatter_keys' (${allowed.join(', ') || 'none'}), which the runner is known to read without granting, disabling or redirecting anything`,
           ),
-        ),
+        );
+      for (const key of allowed.filter((k) => RENDERED_KEYS.includes(norm(k))))
+        problems.push(keyProblem(m, 'extra_frontmatter_keys', `lists '${key}', which the renderer writes from the role: remove it`));
+      return problems;
+    },
   ),
 
   extraFrontmatterKeepsRenderedKeys: rule(
     'extra-frontmatter-keeps-rendered-keys',
-    'extra_frontmatter never sets name, description, model or developer_instructions, which come from the role',
+    'extra_frontmatter never sets a key the renderer writes from the role (name, description, model, tools, permission, sandbox_mode, web_search, developer_instructions)',
     (m: ManifestInput): Problem[] =>
       extraKeys(m)
         .filter((key) => RENDERED_KEYS.includes(norm(key)))
@@ -207,6 +189,19 @@ export const manifestRules = {
           file: v.file,
           ...(v.line ? { line: v.line } : {}),
           message: `${v.what} holds a control character, line separator or lone surrogate (${JSON.stringify(v.value)}): remove it`,
+        })),
+  ),
+
+  noFenceInValues: rule(
+    'no-fence-in-values',
+    "no value that lands in an agent file holds '---': Claude Code ends its frontmatter at the first '---' anywhere, so the tool list after it would be dropped (every tool)",
+    (values: { file: string; line?: number; what: string; value: string }[]): Problem[] =>
+      values
+        .filter((v) => v.value.includes('---'))
+        .map((v) => ({
+          file: v.file,
+          ...(v.line ? { line: v.line } : {}),
+          message: `${v.what} holds '---' (${JSON.stringify(v.value)}), which ends Claude Code's frontmatter early and drops the tool list after it: remove it`,
         })),
   ),
 

@@ -144,6 +144,7 @@ function holdsCommands(adapter: {
 /** Why a command prefix is refused, or undefined when it is one plain command with arguments. */
 function commandFlaw(command: string): string | undefined {
   if (command.trim() === '') return 'an empty prefix would allow every command';
+  if (command.includes('---')) return "'---' would end an agent file's frontmatter early in Claude Code";
   if (/[*?[\]{}]/.test(command)) return 'a wildcard would allow commands nobody listed; list each prefix';
   const meta = /;|&|\||>|<|`|\$|\(|\)|\\|'|"|\n|\r|\t|#|!|~/.exec(command);
   if (meta) return `'${meta[0]}' is a shell metacharacter: a prefix is one command and its leading arguments`;
