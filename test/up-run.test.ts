@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -537,7 +537,12 @@ describe('gateline up "<task>"', () => {
     const templated = () =>
       repo((d) => {
         const file = join(d, 'adapters/gemini-cli/manifest.json');
-        writeFileSync(file, read(d, 'adapters/gemini-cli/manifest.json').replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"'));
+        writeFileSync(
+          file,
+          read(d, 'adapters/gemini-cli/manifest.json')
+            .replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"')
+            .replace('"-p": ["{prompt}"]', '"-p": ["(as {role}) {prompt}"]'),
+        );
       });
     const f = fakes();
     // Gemini CLI renders the planner and implementer only; Claude Code takes the reviewer and verifier.
@@ -565,16 +570,18 @@ describe('gateline up "<task>"', () => {
     }
   });
 
-  it('runs the primary copy whenever the rendered file says mode: subagent, whatever the command is called (/usr/bin/env opencode)', async () => {
+  it('runs the primary copy whenever the rendered file says mode: subagent, whatever the command is called (a path to a copy)', async () => {
+    const f = fakes();
+    const copy = join(testdir(), 'oc');
+    copyFileSync(join(f.env.PATH.split(':')[0] as string, 'opencode'), copy);
+    chmodSync(copy, 0o755);
     const dir = repo((d) => {
       const file = join(d, 'adapters/opencode/manifest.json');
-      const text = read(d, 'adapters/opencode/manifest.json')
-        .replace('"command": "opencode"', '"command": "/usr/bin/env"')
-        .replace('"args": ["run"', '"args": ["opencode", "run"')
-        .replace('"resume_args": ["run"', '"resume_args": ["opencode", "run"');
-      writeFileSync(file, text);
+      writeFileSync(
+        file,
+        read(d, 'adapters/opencode/manifest.json').replace('"command": "opencode"', `"command": ${JSON.stringify(copy)}`),
+      );
     });
-    const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(0);
     const opencode = f.entries().filter((e) => e.runner === 'opencode');
@@ -801,18 +808,16 @@ describe('gateline up failures', () => {
   });
 
   it('never passes a permission-bypassing flag: one in a headless block stops the run before any runner starts', async () => {
-    const dir = repo((d) => {
-      const file = join(d, 'adapters/claude-code/manifest.json');
-      writeFileSync(
-        file,
-        read(d, 'adapters/claude-code/manifest.json').replace('"--settings",', '"--permission-mode", "bypassPermissions", "--settings",'),
-      );
-    });
+    const dir = repo();
+    writeFileSync(
+      join(dir, 'adapters/claude-code/manifest.json'),
+      read(dir, 'adapters/claude-code/manifest.json').replace('"--settings",', '"--permission-mode", "bypassPermissions", "--settings",'),
+    );
     const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /adapters\/claude-code\/manifest\.json \(headless\): refusing to run 'claude' with '--permission-mode bypassPermissions'/,
+      /adapters\/claude-code\/manifest\.json:\d+: 'headless' 'args' uses '--permission-mode', which 'flags' does not declare/,
     );
     expect(f.entries()).toEqual([]);
   });
@@ -885,25 +890,29 @@ describe('gateline up --json failures: one JSON object on stdout, the same exit 
     });
   });
 
-  it('a bypass flag in a headless block points at the manifest; a refused runner is in the run summary', async () => {
-    const dir = repo((d) => {
-      const file = join(d, 'adapters/claude-code/manifest.json');
-      writeFileSync(
-        file,
-        read(d, 'adapters/claude-code/manifest.json').replace('"--output-format", "json"', '"--output-format", "json", "-y"'),
-      );
-    });
-    const headless =
+  it('a bypass flag in a headless block points at the manifest line; nothing runs', async () => {
+    const dir = repo();
+    writeFileSync(
+      join(dir, 'adapters/claude-code/manifest.json'),
+      read(dir, 'adapters/claude-code/manifest.json').replace('"--output-format", "json"', '"--output-format", "json", "-y"'),
+    );
+    // The edit lands in resume_args, whose args are on one line.
+    const line =
       read(dir, 'adapters/claude-code/manifest.json')
         .split('\n')
-        .findIndex((l) => l.includes('"headless"')) + 1;
+        .findIndex((l) => l.includes('"resume_args"')) + 1;
     const f = fakes();
     const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(1);
     const data = one(r.stdout);
-    expect(data).toMatchObject({ ok: false, status: 'error', exitCode: 1 });
+    expect(data).toMatchObject({ ok: false });
     expect(data.problems).toEqual([
-      { file: 'adapters/claude-code/manifest.json', line: headless, message: expect.stringMatching(/refusing to run 'claude' with '-y'/) },
+      {
+        file: 'adapters/claude-code/manifest.json',
+        line,
+        rule: 'argv-is-allow-listed',
+        message: "'resume_args' uses '-y', which 'flags' does not declare",
+      },
     ]);
     expect(f.entries()).toEqual([]);
   });
@@ -959,6 +968,10 @@ describe('the final argv check', () => {
         args: ['-p', '{prompt}', '--dangerously-skip-permissions'],
         output: 'claude-json' as const,
         grants: {},
+        flags: { '-p': ['{prompt}'] },
+        positionals: [],
+        approvalNames: {},
+        scrubEnv: [],
       },
     };
     const record = openRecord(dir, '.gateline');

@@ -1,3 +1,4 @@
+import { argvRules } from './rules/argv.ts';
 import { fileRules } from './rules/files.ts';
 import { manifestRules } from './rules/manifest.ts';
 import { roleRules } from './rules/role.ts';
@@ -10,7 +11,7 @@ import type { Rule } from './rules/rule.ts';
 // docs/narrowing.md lists each with the test that refuses it (test/rules.test.ts fails when a
 // rule has no refusing case).
 
-export const rules = { ...manifestRules, ...roleRules, ...fileRules };
+export const rules = { ...manifestRules, ...argvRules, ...roleRules, ...fileRules };
 
 /** Every rule, for the table test and the docs. */
 export const RULES: Rule<never[]>[] = Object.values(rules) as unknown as Rule<never[]>[];
