@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAdapters, takesAgentFile } from '../src/up/adapter.ts';
 import { invocation, resumeTemplate } from '../src/up/argv.ts';
+import { runnerEnv } from '../src/up/environment.ts';
 import { grantArgs } from '../src/up/grants.ts';
 import { assertArgvAllowed, PermissionBypassError } from '../src/up/guard.ts';
 import { addMeters, meter } from '../src/up/meter.ts';
@@ -11,7 +12,7 @@ import { needsPrimaryCopy, primaryCopy } from '../src/up/primary.ts';
 import type { Registry } from '../src/up/registry.ts';
 import { formatTable } from '../src/up/table.ts';
 import { readVerdict } from '../src/up/verdict.ts';
-import { REPO, testdir } from './helpers.ts';
+import { REPO } from './helpers.ts';
 
 /** A shipped adapter, through the one manifest loader. */
 function adapter(name: string) {
@@ -425,5 +426,23 @@ describe('headless pre-approvals (grants)', () => {
 
   it('without a command grant, a role that lists commands gets no shell grant at all', () => {
     expect(grantArgs({ ...headless, commandGrant: undefined }, { capabilities: ['shell'], commands: ['git status'] })).toEqual([]);
+  });
+});
+
+describe("a runner's environment (headless.scrub_env)", () => {
+  for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot']) {
+    it(`${name}: each variable that changes its permissions, config or agent lookup is removed, the rest kept`, () => {
+      const headless = adapter(name).headless as NonNullable<ReturnType<typeof adapter>['headless']>;
+      expect(headless.scrubEnv.length).toBeGreaterThan(0);
+      const base = { PATH: '/bin', HOME: '/home/u', ...Object.fromEntries(headless.scrubEnv.map((n) => [n, 'planted'])) };
+      const env = runnerEnv(base, headless, { GATELINE_OWN: 'x' });
+      for (const n of headless.scrubEnv) expect(env[n], n).toBeUndefined();
+      expect(env).toEqual({ PATH: '/bin', HOME: '/home/u', GATELINE_OWN: 'x' });
+    });
+  }
+  it("gateline's own variable wins over a scrubbed one of the same name (the opencode primary copy's folder)", () => {
+    expect(runnerEnv({ OPENCODE_CONFIG_DIR: 'planted' }, { scrubEnv: ['OPENCODE_CONFIG_DIR'] }, { OPENCODE_CONFIG_DIR: 'ours' })).toEqual({
+      OPENCODE_CONFIG_DIR: 'ours',
+    });
   });
 });

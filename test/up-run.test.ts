@@ -33,7 +33,7 @@ const prompt = argv.find((a) => a.includes('gateline up:')) || '';
 const role = (/you are the ([a-z-]+)/.exec(prompt) || [])[1] || 'unknown';
 const earlier = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 const call = earlier.filter((e) => e.role === role).length;
-const entry = { runner: RUNNER, argv, role, call, pid: process.pid, cwd: process.cwd(), configDir: process.env.OPENCODE_CONFIG_DIR || null };
+const entry = { runner: RUNNER, argv, role, call, pid: process.pid, cwd: process.cwd(), configDir: process.env.OPENCODE_CONFIG_DIR || null, envNames: Object.keys(process.env) };
 if (RUNNER === 'opencode') {
   const agents = {};
   const dirs = [path.join(process.cwd(), '.opencode', 'agents')];
@@ -106,6 +106,7 @@ interface Entry {
   call: number;
   pid: number;
   configDir: string | null;
+  envNames: string[];
   agent?: string;
   agentText?: string | null;
   fallback?: boolean;
@@ -720,6 +721,26 @@ describe('gateline up "<task>"', () => {
     expect(r.stderr).toMatch(/\.claude\/agents\/reviewer\.md: is stale/);
     expect(r.stderr).toMatch(/run gateline render first/);
     expect(f.entries()).toEqual([]);
+  });
+});
+
+describe("the runner's environment", () => {
+  it("drops every variable the runner's manifest names in scrub_env, keeps the rest, and sets gateline's own after", async () => {
+    const dir = repo();
+    const f = fakes();
+    const scrub = (name: string) => (loadAdapters(dir, '', [name])[0]?.headless?.scrubEnv ?? []) as string[];
+    const planted = Object.fromEntries([...scrub('opencode'), ...scrub('claude-code')].map((n) => [n, 'planted']));
+    expect(Object.keys(planted)).toContain('OPENCODE_PERMISSION');
+    expect(Object.keys(planted)).toContain('CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS');
+    const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], { ...f.env, ...planted, GATELINE_KEPT: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    const byRunner = { opencode: scrub('opencode'), claude: scrub('claude-code') };
+    for (const e of f.entries()) {
+      const names = byRunner[e.runner as keyof typeof byRunner];
+      expect(names.filter((n) => e.envNames.includes(n) && !(n === 'OPENCODE_CONFIG_DIR' && e.configDir !== 'planted'))).toEqual([]);
+      expect(e.envNames).toContain('GATELINE_KEPT');
+      if (e.runner === 'opencode') expect(e.configDir).not.toBe('planted');
+    }
   });
 });
 
