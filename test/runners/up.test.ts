@@ -89,6 +89,39 @@ async function verdictMock(): Promise<Mock> {
         sse(res, '[DONE]');
         return void res.end();
       }
+      if (url.includes('/v1/messages/count_tokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('{"input_tokens":10}');
+      }
+      if (url.includes('/v1/messages')) {
+        const usage = { input_tokens: 100, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+        const message = {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [] as unknown[],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        };
+        if (!body.stream) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn' }));
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        sse(res, { type: 'message_start', message }, 'message_start');
+        sse(res, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start');
+        sse(res, { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta');
+        sse(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
+        sse(
+          res,
+          { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 10 } },
+          'message_delta',
+        );
+        sse(res, { type: 'message_stop' }, 'message_stop');
+        return void res.end();
+      }
       if (url.includes('/responses')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const item = {
@@ -178,7 +211,13 @@ afterAll(async () => {
 /** PATH with only the real runner CLIs, Node and the system tools; homes in temp (Codex's in the cache: see behaviour.test.ts). */
 function runnerEnv(): Record<string, string> {
   const bin = testdir();
-  for (const name of ['copilot', 'codex']) symlinkSync(binOf(name), join(bin, name));
+  for (const [name, command] of [
+    ['copilot', 'copilot'],
+    ['codex', 'codex'],
+    ['opencode', 'opencode'],
+    ['claude-code', 'claude'],
+  ])
+    symlinkSync(binOf(name as string), join(bin, command as string));
   const home = testdir();
   const codexHome = mkdtempSync(join(CACHE, 'codex-home-'));
   homes.push(codexHome);
@@ -195,7 +234,26 @@ function runnerEnv(): Record<string, string> {
     ].join('\n'),
   );
   mkdirSync(join(home, '.copilot'), { recursive: true });
+  // opencode: the shipped provider (openrouter) pointed at the mock, as behaviour.test.ts does.
+  mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
+  const provider = { openrouter: { options: { baseURL: `${mock.origin}/v1`, apiKey: 'offline' } } };
+  writeFileSync(join(home, '.config', 'opencode', 'opencode.json'), JSON.stringify({ provider }));
   return {
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local/share'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    npm_config_registry: 'http://127.0.0.1:9/',
+    NPM_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
+    BUN_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    CLAUDE_CODE_MAX_RETRIES: '0',
+    ANTHROPIC_API_KEY: 'offline',
+    ANTHROPIC_BASE_URL: mock.origin,
     PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
     HOME: home,
     NO_COLOR: '1',
@@ -209,6 +267,8 @@ function runnerEnv(): Record<string, string> {
     // Planted: each would widen the runner if it reached it (scrub_env drops them).
     COPILOT_ALLOW_ALL: 'true',
     CODEX_PERMISSION_PROFILE: 'danger',
+    OPENCODE_PERMISSION: '{"*":"allow"}',
+    CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS: '1',
   };
 }
 
@@ -230,7 +290,23 @@ function steps(dir: string): { label: string; command: { command: string; args: 
     .map((label) => ({ label, command: JSON.parse(readFileSync(join(root, label, 'command.json'), 'utf8')) }));
 }
 
-describe('gateline up on the real Copilot CLI and Codex CLI (loopback model)', () => {
+describe('gateline up on the real runner CLIs, one run per lane type (loopback model)', () => {
+  it('opencode (a primary copy) and Claude Code (its agent file): the four roles run and the verifier passes', async () => {
+    const dir = project();
+    const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code', '--timeout', '240'], runnerEnv());
+    expect(r.code, `${r.stderr}\n${r.stdout}`).toBe(0);
+    const ran = steps(dir);
+    expect(ran.map((s) => `${s.label} ${s.command.command}`)).toEqual([
+      '01-planner opencode',
+      '02-implementer opencode',
+      '03-reviewer claude',
+      '04-verifier claude',
+    ]);
+    expect(ran[0]?.command.args).toContain('gateline-planner');
+    expect(ran[2]?.command.args).toContain('reviewer');
+    expect(read(dir, 'README.md')).toBe('hello\n');
+  }, 600_000);
+
   it('copilot: the four roles run on their agent files and the verifier passes', async () => {
     const dir = project();
     const r = await up(dir, ['task', '--adapter', 'copilot', '--timeout', '240'], runnerEnv());
