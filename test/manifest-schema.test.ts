@@ -130,6 +130,9 @@ function full(): Record<string, unknown> {
   m.runner.home_env = 'GEMINI_HOME';
   m.headless.session_field = 'session_id';
   m.headless.resume_args = ['-p', '{prompt}', '--resume', '{session}'];
+  m.headless.flags['--resume'] = ['{session}'];
+  m.headless.positionals = [];
+  m.headless.approval_names = {};
   return m;
 }
 

@@ -18,7 +18,12 @@ const ROLE = FIXTURE_ROLE;
 const MANIFEST = FIXTURE_MANIFEST;
 const manifest = (change: Record<string, unknown>, name = 'test') => JSON.stringify({ ...MANIFEST, adapter: name, ...change }, null, 2);
 const fw = fixtureCheckout;
-const HEADLESS = { command: 'runner', args: ['{prompt}', '--agent', '{role}'] };
+const HEADLESS = {
+  command: 'runner',
+  args: ['{prompt}', '--agent', '{role}'],
+  flags: { '--agent': ['{role}'] },
+  positionals: ['{prompt}'],
+};
 const withManifest = (change: Record<string, unknown>) => fw({ 'adapters/test/manifest.json': manifest(change) });
 
 /** What a user would be told: every problem of locate + validate. */
@@ -425,7 +430,12 @@ const CASES: Record<string, Case[]> = {
             'adapters/test/manifest.json': manifest({
               tools_style: 'permission-map',
               tool_map: { read: ['read'], shell: ['bash'] },
-              headless: { ...HEADLESS, command_grant: ['--allow-tool', 'shell({command})'] },
+              headless: {
+                ...HEADLESS,
+                command_grant: ['--allow-tool', 'shell({command})'],
+                flags: { ...HEADLESS.flags, '--allow-tool': ['shell({command})'] },
+                approval_names: { bash: 'shell' },
+              },
             }),
           }),
         ),
@@ -438,7 +448,13 @@ const CASES: Record<string, Case[]> = {
             'roles/r.md': ROLE.replace('[read]', '[read, shell]').replace('---\nBody', 'commands: [git status]\n---\nBody'),
             'adapters/test/manifest.json': manifest({
               tool_map: { read: ['Read'], shell: ['Bash'] },
-              headless: { command: 'runner', args: ['{prompt}'], command_grant: ['--allowedTools', 'Bash({command}:*)'] },
+              headless: {
+                command: 'runner',
+                args: ['{prompt}'],
+                positionals: ['{prompt}'],
+                flags: { '--allowedTools': ['Bash({command}:*)'] },
+                command_grant: ['--allowedTools', 'Bash({command}:*)'],
+              },
             }),
           }),
         ),
@@ -508,6 +524,107 @@ const CASES: Record<string, Case[]> = {
         ),
     ],
     ['config_dir_env naming PATH', () => problemsOf(withManifest({ headless: { ...HEADLESS, config_dir_env: 'PATH' } }))],
+  ],
+  'argv-is-allow-listed': [
+    [
+      'a bypass flag declared safe',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--dangerously-skip-permissions': [] } } })),
+    ],
+    [
+      'an auto-accepting mode',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--permission-mode': ['acceptEdits'] } } })),
+    ],
+    ['an approve-all mode', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--approval-mode': ['yolo'] } } }))],
+    [
+      'settings JSON that sets a mode through a \\u escape',
+      () =>
+        problemsOf(
+          withManifest({
+            headless: { ...HEADLESS, flags: { '--settings': ['{"permissions":{"defaultMode":"bypass\\u0050ermissions"}}'] } },
+          }),
+        ),
+    ],
+    [
+      'settings JSON that allows a tool',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--settings': ['{"permissions":{"allow":["Bash"]}}'] } } })),
+    ],
+    ['a settings file', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--settings': ['settings.json'] } } }))],
+    ['a TOML config override', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '-c': ["approval_policy='never'"] } } }))],
+    ['grouped short flags', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '-dy': [] } } }))],
+    ['a camelCase variant', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--approvalMode': ['default'] } } }))],
+    ['a danger sandbox', () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--sandbox': ['danger-full-access'] } } }))],
+    ['an undeclared flag in args', () => problemsOf(withManifest({ headless: { ...HEADLESS, args: [...HEADLESS.args, '--yolo'] } }))],
+    ['an undeclared value in args', () => problemsOf(withManifest({ headless: { ...HEADLESS, args: ['{prompt}', '--agent', 'wide'] } }))],
+    [
+      'an approval in args, for every role',
+      () =>
+        problemsOf(
+          withManifest({
+            headless: {
+              ...HEADLESS,
+              args: [...HEADLESS.args, '--allowedTools', 'Read'],
+              flags: { ...HEADLESS.flags, '--allowedTools': ['Read'] },
+            },
+          }),
+        ),
+    ],
+    [
+      'a mode flag in grants',
+      () =>
+        problemsOf(
+          withManifest({
+            headless: { ...HEADLESS, flags: { ...HEADLESS.flags, '--model': ['{model}'] }, grants: { read: ['--model', '{model}'] } },
+          }),
+        ),
+    ],
+    ['an unknown positional', () => problemsOf(withManifest({ headless: { ...HEADLESS, positionals: ['{prompt}', 'VAR=1'] } }))],
+    [
+      'a placeholder flag whose value could be read as a flag',
+      () => problemsOf(withManifest({ headless: { ...HEADLESS, flags: { '--agent': ['--yolo{role}'] } } })),
+    ],
+  ],
+  'grants-match-tool-map': [
+    [
+      'Bash approved under read',
+      () =>
+        problemsOf(
+          withManifest({
+            headless: {
+              ...HEADLESS,
+              flags: { ...HEADLESS.flags, '--allowedTools': ['Bash'] },
+              grants: { read: ['--allowedTools', 'Bash'] },
+            },
+          }),
+        ),
+    ],
+    [
+      'an approval name that turns read into the shell',
+      () =>
+        problemsOf(
+          withManifest({
+            tool_map: { read: ['Read'], shell: ['Bash'] },
+            headless: {
+              ...HEADLESS,
+              flags: { ...HEADLESS.flags, '--allow-tool': ['shell'] },
+              approval_names: { Read: 'shell', Bash: 'shell' },
+              grants: { read: ['--allow-tool', 'shell'] },
+            },
+          }),
+        ),
+    ],
+    [
+      'a command grant for a tool that is not the shell',
+      () =>
+        problemsOf(
+          withManifest({
+            headless: {
+              ...HEADLESS,
+              flags: { ...HEADLESS.flags, '--allowedTools': ['Read({command})'] },
+              command_grant: ['--allowedTools', 'Read({command})'],
+            },
+          }),
+        ),
+    ],
   ],
   'session-only-on-resume': [
     [

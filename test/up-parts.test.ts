@@ -3,15 +3,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAdapters, takesAgentFile } from '../src/up/adapter.ts';
 import { invocation, resumeTemplate } from '../src/up/argv.ts';
+import { runnerEnv } from '../src/up/environment.ts';
 import { grantArgs } from '../src/up/grants.ts';
-import { assertNoBypass, PermissionBypassError } from '../src/up/guard.ts';
+import { assertArgvAllowed, PermissionBypassError } from '../src/up/guard.ts';
 import { addMeters, meter } from '../src/up/meter.ts';
 import { OutputError, parseOutput } from '../src/up/output.ts';
 import { needsPrimaryCopy, primaryCopy } from '../src/up/primary.ts';
 import type { Registry } from '../src/up/registry.ts';
 import { formatTable } from '../src/up/table.ts';
 import { readVerdict } from '../src/up/verdict.ts';
-import { REPO, testdir } from './helpers.ts';
+import { REPO } from './helpers.ts';
 
 /** A shipped adapter, through the one manifest loader. */
 function adapter(name: string) {
@@ -20,92 +21,108 @@ function adapter(name: string) {
   return loaded;
 }
 
-describe('the permission-bypass guard', () => {
-  const refused = [
-    ['--dangerously-skip-permissions'],
-    ['--allow-dangerously-skip-permissions'],
-    ['--yolo'],
-    ['-y'],
-    ['--auto'],
-    ['--dangerously-bypass-approvals-and-sandbox'],
-    ['--permission-mode', 'bypassPermissions'],
-    ['--permission-mode=bypassPermissions'],
-    ['--approval-mode', 'yolo'],
-    ['--approval-mode=yolo'],
-    ['--sandbox', 'danger-full-access'],
-    ['-s', 'danger-full-access'],
-    ['-c', 'sandbox_mode="danger-full-access"'],
-    ['-c', 'approval_policy="never"'],
-    ['--allow-all-tools'],
-    ['--allow-all'],
-    // Short flags with the value attached or after '=' (Codex).
-    ['-sdanger-full-access'],
-    ['-s=danger-full-access'],
-    ['-csandbox_mode="danger-full-access"'],
-    // Claude Code settings given inline as JSON.
-    ['--settings', '{"permissions":{"defaultMode":"bypassPermissions"}}'],
-    ['--settings={"permissions":{"defaultMode":"bypassPermissions"}}'],
-    // Codex: never ask for approval.
-    ['--ask-for-approval', 'never'],
-    ['--ask-for-approval=never'],
-    ['-a', 'never'],
-    ['-anever'],
-    // Gemini CLI: auto-approve edits (the role may not have edit at all).
-    ['--approval-mode', 'auto_edit'],
-    ['--approval-mode=auto_edit'],
+describe('the argv allow-list (every final argv, before every spawn)', () => {
+  const ROLE_CAPS = {
+    reviewer: { capabilities: ['read', 'search', 'shell'] as const, commands: ['git status', 'git diff'] },
+    implementer: { capabilities: ['read', 'search', 'edit', 'write', 'shell'] as const },
+  };
+  /** The argv gateline up would start for `role` on `name`, plus `extra`, through the guard. */
+  const guard = (name: string, role: keyof typeof ROLE_CAPS, extra: string[] = []) => {
+    const a = adapter(name);
+    const headless = a.headless as NonNullable<typeof a.headless>;
+    const grants = grantArgs(headless, ROLE_CAPS[role]);
+    const vars = { prompt: 'gateline up: you are the reviewer', role, model: 'm' };
+    const inv = invocation(a, { ...vars, grants });
+    // Before the trailing positional prompt (codex, opencode), so a flag is read as a flag.
+    const at = inv.args.indexOf(vars.prompt);
+    const args = headless.positionals.includes('{prompt}')
+      ? [...inv.args.slice(0, at), ...extra, ...inv.args.slice(at)]
+      : [...inv.args, ...extra];
+    return () => assertArgvAllowed(headless.command, args, `${name} ${role}`, { headless, grants, vars });
+  };
+
+  // Each bypass issue 12 found, and the spellings around it: refused because they are not on the list.
+  const refused: [string, string[]][] = [
+    ['claude-code', ['--settings', '{"permissions":{"defaultMode":"bypass\\u0050ermissions"}}']],
+    ['claude-code', ['--settings', '{"permissions":{"defaultMode":"bypassPermissions"}}']],
+    ['claude-code', ['--settings={"permissions":{"allow":["Bash"]}}']],
+    ['claude-code', ['--settings', 'bypass.json']],
+    ['claude-code', ['--permission-mode', 'acceptEdits']],
+    ['claude-code', ['--permission-mode', 'auto']],
+    ['claude-code', ['--permission-mode', 'bypassPermissions']],
+    ['claude-code', ['--permission-mode=acceptEdits']],
+    ['claude-code', ['--permissionMode', 'acceptEdits']],
+    ['claude-code', ['--dangerously-skip-permissions']],
+    ['claude-code', ['--allow-dangerously-skip-permissions']],
+    ['claude-code', ['--allowedTools', 'Bash']],
+    ['claude-code', ['--allowedTools=Write']],
+    ['claude-code', ['--allowed-tools', 'Bash']],
+    ['claude-code', ['--agent', 'wide']],
+    ['claude-code', ['--model', '--dangerously-skip-permissions']],
+    ['claude-code', ['--', '--dangerously-skip-permissions']],
+    ['codex', ['-c', 'sandbox_mode="danger\\u002dfull-access"']],
+    ['codex', ['-c', "approval_policy='never'"]],
+    ['codex', ['--config', 'sandbox_mode="danger-full-access"']],
+    ['codex', ['-csandbox_mode="danger-full-access"']],
+    ['codex', ['--sandbox', 'danger-full-access']],
+    ['codex', ['--sandbox=danger-full-access']],
+    ['codex', ['-s', 'danger-full-access']],
+    ['codex', ['-sdanger-full-access']],
+    ['codex', ['--dangerously-bypass-approvals-and-sandbox']],
+    ['codex', ['--ask-for-approval', 'never']],
+    ['codex', ['-a', 'never']],
+    ['codex', ['--full-auto']],
+    ['codex', ['-p', 'yolo']],
+    ['codex', ['resume']],
+    ['gemini-cli', ['-dy']],
+    ['gemini-cli', ['-y']],
+    ['gemini-cli', ['--yolo']],
+    ['gemini-cli', ['--approvalMode', 'yolo']],
+    ['gemini-cli', ['--approval-mode', 'yolo']],
+    ['gemini-cli', ['--approval-mode=auto_edit']],
+    ['gemini-cli', ['--approval_mode', 'yolo']],
+    ['copilot', ['--allow-all-urls']],
+    ['copilot', ['--mode', 'autopilot']],
+    ['copilot', ['--allow-tool', 'shell']],
+    ['copilot', ['--allow-tool=shell']],
+    ['copilot', ['--allow-tool', 'write']],
+    ['copilot', ['--allow-tool', 'shell(rm)']],
+    ['copilot', ['--allow-all-tools']],
+    ['copilot', ['--allow-all']],
+    ['copilot', ['--yolo']],
+    ['opencode', ['--dangerously-skip-permissions']],
+    ['opencode', ['--agent', 'build']],
+    ['opencode', ['extra words']],
   ];
-  for (const flags of refused) {
-    it(`refuses ${flags.join(' ')}`, () => {
-      const args = ['-p', 'gateline up: you are the reviewer', ...flags, '--model', 'opus'];
-      expect(() => assertNoBypass('claude', args, 'reviewer')).toThrow(PermissionBypassError);
-      expect(() => assertNoBypass('claude', args, 'reviewer')).toThrow(
-        /reviewer: refusing to run 'claude' with '.*': it bypasses the runner's permission checks/,
-      );
+  for (const [name, flags] of refused) {
+    it(`refuses ${flags.join(' ')} on ${name} (reviewer)`, () => {
+      expect(guard(name, 'reviewer', flags)).toThrow(PermissionBypassError);
+      expect(guard(name, 'reviewer', flags)).toThrow(/^.*: refusing to run '\w+' with '.*': .*only flags gateline knows are safe/);
     });
   }
 
-  it('lets the shipped headless blocks through, and safe values of the same flags', () => {
-    for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot']) {
-      const a = adapter(name);
-      expect(() =>
-        assertNoBypass(name, invocation(a, { prompt: 'gateline up: x', role: 'reviewer', model: 'm' }).args, name),
-      ).not.toThrow();
-    }
-    expect(() =>
-      assertNoBypass('claude', ['--permission-mode', 'plan', '--approval-mode', 'default', '--sandbox', 'read-only'], 'x'),
-    ).not.toThrow();
+  it("lets every shipped headless block through with each role's own grants", () => {
+    for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot'])
+      for (const role of ['reviewer', 'implementer'] as const) expect(guard(name, role), `${name} ${role}`).not.toThrow();
   });
 
-  it('reads a --settings file (relative to the runner folder, or absolute) and refuses one that sets bypassPermissions', () => {
-    const dir = testdir({
-      'bypass.json': '{"permissions":{"defaultMode":"bypassPermissions"}}',
-      'safe.json': '{"permissions":{"defaultMode":"default"}}',
-    });
-    const guard = (args: string[]) => () => assertNoBypass('claude', ['-p', 'gateline up: x', ...args], 'reviewer', { cwd: dir });
-    expect(guard(['--settings', 'bypass.json'])).toThrow(
-      /refusing to run 'claude' with '--settings bypass\.json': it bypasses the runner's permission checks \(bypass\.json sets bypassPermissions\)/,
-    );
-    expect(guard([`--settings=${join(dir, 'bypass.json')}`])).toThrow(PermissionBypassError);
-    expect(guard(['--settings', 'safe.json'])).not.toThrow();
-    expect(guard(['--settings', '{"permissions":{"defaultMode":"plan"}}'])).not.toThrow();
-    expect(guard(['--settings', 'missing.json'])).not.toThrow();
-    expect(guard(['--settings', '.'])).not.toThrow();
-  });
-
-  it('lets safe values of the new flags through', () => {
-    for (const args of [
-      ['-sread-only'],
-      ['-s=workspace-write'],
-      ['-a', 'on-request'],
-      ['--ask-for-approval=untrusted'],
-      ['--approval-mode', 'plan'],
-    ]) {
-      expect(() => assertNoBypass('codex', ['exec', ...args, 'gateline up: x'], 'x'), args.join(' ')).not.toThrow();
-    }
+  it("refuses a grant the role was not given, though the manifest declares it (the implementer's Write on the reviewer)", () => {
+    expect(guard('claude-code', 'implementer', ['--allowedTools', 'Write'])).not.toThrow();
+    expect(guard('claude-code', 'reviewer', ['--allowedTools', 'Write'])).toThrow(/approves a tool the role was not granted/);
   });
 
   it('does not read a prompt that mentions a flag as that flag', () => {
-    expect(() => assertNoBypass('claude', ['-p', 'gateline up: never pass --yolo or -y'], 'x')).not.toThrow();
+    const a = adapter('claude-code');
+    const headless = a.headless as NonNullable<typeof a.headless>;
+    const vars = { prompt: 'gateline up: never pass --yolo or -y', role: 'reviewer', model: 'm' };
+    expect(() => assertArgvAllowed('claude', invocation(a, vars).args, 'x', { headless, vars })).not.toThrow();
+  });
+
+  it('refuses a session id from the runner that would be read as a flag', () => {
+    const a = adapter('claude-code');
+    const headless = a.headless as NonNullable<typeof a.headless>;
+    const vars = { prompt: 'gateline up: x', role: 'reviewer', model: 'm', session: '--dangerously-skip-permissions' };
+    expect(() => assertArgvAllowed('claude', invocation(a, vars).args, 'x', { headless, vars })).toThrow(/would be read as a flag/);
   });
 });
 
@@ -409,5 +426,23 @@ describe('headless pre-approvals (grants)', () => {
 
   it('without a command grant, a role that lists commands gets no shell grant at all', () => {
     expect(grantArgs({ ...headless, commandGrant: undefined }, { capabilities: ['shell'], commands: ['git status'] })).toEqual([]);
+  });
+});
+
+describe("a runner's environment (headless.scrub_env)", () => {
+  for (const name of ['claude-code', 'opencode', 'gemini-cli', 'codex', 'copilot']) {
+    it(`${name}: each variable that changes its permissions, config or agent lookup is removed, the rest kept`, () => {
+      const headless = adapter(name).headless as NonNullable<ReturnType<typeof adapter>['headless']>;
+      expect(headless.scrubEnv.length).toBeGreaterThan(0);
+      const base = { PATH: '/bin', HOME: '/home/u', ...Object.fromEntries(headless.scrubEnv.map((n) => [n, 'planted'])) };
+      const env = runnerEnv(base, headless, { GATELINE_OWN: 'x' });
+      for (const n of headless.scrubEnv) expect(env[n], n).toBeUndefined();
+      expect(env).toEqual({ PATH: '/bin', HOME: '/home/u', GATELINE_OWN: 'x' });
+    });
+  }
+  it("gateline's own variable wins over a scrubbed one of the same name (the opencode primary copy's folder)", () => {
+    expect(runnerEnv({ OPENCODE_CONFIG_DIR: 'planted' }, { scrubEnv: ['OPENCODE_CONFIG_DIR'] }, { OPENCODE_CONFIG_DIR: 'ours' })).toEqual({
+      OPENCODE_CONFIG_DIR: 'ours',
+    });
   });
 });

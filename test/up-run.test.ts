@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ const prompt = argv.find((a) => a.includes('gateline up:')) || '';
 const role = (/you are the ([a-z-]+)/.exec(prompt) || [])[1] || 'unknown';
 const earlier = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 const call = earlier.filter((e) => e.role === role).length;
-const entry = { runner: RUNNER, argv, role, call, pid: process.pid, cwd: process.cwd(), configDir: process.env.OPENCODE_CONFIG_DIR || null };
+const entry = { runner: RUNNER, argv, role, call, pid: process.pid, cwd: process.cwd(), configDir: process.env.OPENCODE_CONFIG_DIR || null, envNames: Object.keys(process.env) };
 if (RUNNER === 'opencode') {
   const agents = {};
   const dirs = [path.join(process.cwd(), '.opencode', 'agents')];
@@ -106,6 +106,7 @@ interface Entry {
   call: number;
   pid: number;
   configDir: string | null;
+  envNames: string[];
   agent?: string;
   agentText?: string | null;
   fallback?: boolean;
@@ -541,7 +542,12 @@ describe('gateline up "<task>"', () => {
     const templated = () =>
       repo((d) => {
         const file = join(d, 'adapters/gemini-cli/manifest.json');
-        writeFileSync(file, read(d, 'adapters/gemini-cli/manifest.json').replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"'));
+        writeFileSync(
+          file,
+          read(d, 'adapters/gemini-cli/manifest.json')
+            .replace('"-p", "{prompt}"', '"-p", "(as {role}) {prompt}"')
+            .replace('"-p": ["{prompt}"]', '"-p": ["(as {role}) {prompt}"]'),
+        );
       });
     const f = fakes();
     // Gemini CLI renders the planner and implementer only; Claude Code takes the reviewer and verifier.
@@ -569,16 +575,18 @@ describe('gateline up "<task>"', () => {
     }
   });
 
-  it('runs the primary copy whenever the rendered file says mode: subagent, whatever the command is called (/usr/bin/env opencode)', async () => {
+  it('runs the primary copy whenever the rendered file says mode: subagent, whatever the command is called (a path to a copy)', async () => {
+    const f = fakes();
+    const copy = join(testdir(), 'oc');
+    copyFileSync(join(f.env.PATH.split(':')[0] as string, 'opencode'), copy);
+    chmodSync(copy, 0o755);
     const dir = repo((d) => {
       const file = join(d, 'adapters/opencode/manifest.json');
-      const text = read(d, 'adapters/opencode/manifest.json')
-        .replace('"command": "opencode"', '"command": "/usr/bin/env"')
-        .replace('"args": ["run"', '"args": ["opencode", "run"')
-        .replace('"resume_args": ["run"', '"resume_args": ["opencode", "run"');
-      writeFileSync(file, text);
+      writeFileSync(
+        file,
+        read(d, 'adapters/opencode/manifest.json').replace('"command": "opencode"', `"command": ${JSON.stringify(copy)}`),
+      );
     });
-    const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(0);
     const opencode = f.entries().filter((e) => e.runner === 'opencode');
@@ -725,6 +733,26 @@ describe('gateline up "<task>"', () => {
   });
 });
 
+describe("the runner's environment", () => {
+  it("drops every variable the runner's manifest names in scrub_env, keeps the rest, and sets gateline's own after", async () => {
+    const dir = repo();
+    const f = fakes();
+    const scrub = (name: string) => (loadAdapters(dir, '', [name])[0]?.headless?.scrubEnv ?? []) as string[];
+    const planted = Object.fromEntries([...scrub('opencode'), ...scrub('claude-code')].map((n) => [n, 'planted']));
+    expect(Object.keys(planted)).toContain('OPENCODE_PERMISSION');
+    expect(Object.keys(planted)).toContain('CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS');
+    const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], { ...f.env, ...planted, GATELINE_KEPT: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    const byRunner = { opencode: scrub('opencode'), claude: scrub('claude-code') };
+    for (const e of f.entries()) {
+      const names = byRunner[e.runner as keyof typeof byRunner];
+      expect(names.filter((n) => e.envNames.includes(n) && !(n === 'OPENCODE_CONFIG_DIR' && e.configDir !== 'planted'))).toEqual([]);
+      expect(e.envNames).toContain('GATELINE_KEPT');
+      if (e.runner === 'opencode') expect(e.configDir).not.toBe('planted');
+    }
+  });
+});
+
 describe('gateline up failures', () => {
   it('a missing runner: refused before any runner starts, by the plan and the run alike, naming the role and the runner', async () => {
     const dir = repo();
@@ -814,18 +842,16 @@ describe('gateline up failures', () => {
   });
 
   it('never passes a permission-bypassing flag: one in a headless block stops the run before any runner starts', async () => {
-    const dir = repo((d) => {
-      const file = join(d, 'adapters/claude-code/manifest.json');
-      writeFileSync(
-        file,
-        read(d, 'adapters/claude-code/manifest.json').replace('"--settings",', '"--permission-mode", "bypassPermissions", "--settings",'),
-      );
-    });
+    const dir = repo();
+    writeFileSync(
+      join(dir, 'adapters/claude-code/manifest.json'),
+      read(dir, 'adapters/claude-code/manifest.json').replace('"--settings",', '"--permission-mode", "bypassPermissions", "--settings",'),
+    );
     const f = fakes();
     const r = await up(dir, ['task', '--adapter', 'opencode', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
-      /adapters\/claude-code\/manifest\.json \(headless\): refusing to run 'claude' with '--permission-mode bypassPermissions'/,
+      /adapters\/claude-code\/manifest\.json:\d+: 'headless' 'args' uses '--permission-mode', which 'flags' does not declare/,
     );
     expect(f.entries()).toEqual([]);
   });
@@ -898,25 +924,29 @@ describe('gateline up --json failures: one JSON object on stdout, the same exit 
     });
   });
 
-  it('a bypass flag in a headless block points at the manifest; a refused runner is in the run summary', async () => {
-    const dir = repo((d) => {
-      const file = join(d, 'adapters/claude-code/manifest.json');
-      writeFileSync(
-        file,
-        read(d, 'adapters/claude-code/manifest.json').replace('"--output-format", "json"', '"--output-format", "json", "-y"'),
-      );
-    });
-    const headless =
+  it('a bypass flag in a headless block points at the manifest line; nothing runs', async () => {
+    const dir = repo();
+    writeFileSync(
+      join(dir, 'adapters/claude-code/manifest.json'),
+      read(dir, 'adapters/claude-code/manifest.json').replace('"--output-format", "json"', '"--output-format", "json", "-y"'),
+    );
+    // The edit lands in resume_args, whose args are on one line.
+    const line =
       read(dir, 'adapters/claude-code/manifest.json')
         .split('\n')
-        .findIndex((l) => l.includes('"headless"')) + 1;
+        .findIndex((l) => l.includes('"resume_args"')) + 1;
     const f = fakes();
     const r = await up(dir, ['task', '--json', '--adapter', 'claude-code'], f.env);
     expect(r.code).toBe(1);
     const data = one(r.stdout);
-    expect(data).toMatchObject({ ok: false, status: 'error', exitCode: 1 });
+    expect(data).toMatchObject({ ok: false });
     expect(data.problems).toEqual([
-      { file: 'adapters/claude-code/manifest.json', line: headless, message: expect.stringMatching(/refusing to run 'claude' with '-y'/) },
+      {
+        file: 'adapters/claude-code/manifest.json',
+        line,
+        rule: 'argv-is-allow-listed',
+        message: "'resume_args' uses '-y', which 'flags' does not declare",
+      },
     ]);
     expect(f.entries()).toEqual([]);
   });
@@ -972,6 +1002,10 @@ describe('the final argv check', () => {
         args: ['-p', '{prompt}', '--dangerously-skip-permissions'],
         output: 'claude-json' as const,
         grants: {},
+        flags: { '-p': ['{prompt}'] },
+        positionals: [],
+        approvalNames: {},
+        scrubEnv: [],
       },
     };
     const record = openRecord(dir, '.gateline');

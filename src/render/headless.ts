@@ -29,11 +29,32 @@ export interface Headless {
   grants: Record<string, string[]>;
   /** For a role that lists commands, per command instead of the shell grant (`Bash({command}:*)`). */
   commandGrant?: string[];
+  /** The allow-list: every flag the argv may hold, with the values it may take (flags.ts says which are safe). */
+  flags: Record<string, string[]>;
+  /** Words the argv may hold outside a flag: subcommands, `{prompt}`, `{session}`. */
+  positionals: string[];
+  /** A tool_map tool's name where the runner's approval flag spells it differently (Copilot CLI: execute is `shell`). */
+  approvalNames: Record<string, string>;
+  /** Variables removed from the runner's environment: each changes its permissions, config or agent lookup. */
+  scrubEnv: string[];
 }
 
 const CAPABILITY_NAMES: readonly string[] = CAPABILITIES;
 
-const KEYS = ['command', 'args', 'output', 'session_field', 'resume_args', 'config_dir_env', 'grants', 'command_grant'];
+const KEYS = [
+  'command',
+  'args',
+  'output',
+  'session_field',
+  'resume_args',
+  'config_dir_env',
+  'grants',
+  'command_grant',
+  'flags',
+  'positionals',
+  'approval_names',
+  'scrub_env',
+];
 const PLACEHOLDERS = ['{prompt}', '{role}', '{model}', '{session}'];
 
 /** Reads `headless` (undefined when absent); reports each flaw through `bad(key, message)`, which names the key's line. */
@@ -87,7 +108,33 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
   const commandGrant = h.command_grant === undefined ? undefined : strings(h.command_grant);
   if (h.command_grant !== undefined && !commandGrant?.some((a) => a.includes('{command}')))
     fail('command_grant', "must be an array of arguments passing '{command}'");
-  // '{session}' in 'args' is refused by the rule session-only-on-resume (rules.ts).
+  const flags: Record<string, string[]> = {};
+  // Absent: an empty allow-list, so any flag in the args is refused by the argv rule.
+  if (h.flags !== undefined && (typeof h.flags !== 'object' || h.flags === null || Array.isArray(h.flags)))
+    fail('flags', 'must be an object: each flag the argv may hold -> the values it may take ([] for none)');
+  else
+    for (const [flag, values] of Object.entries(h.flags ?? {})) {
+      const list = strings(values);
+      if (!list) fail('flags', `'${flag}' must be an array of strings`);
+      else flags[flag] = list;
+    }
+  const positionals = h.positionals === undefined ? [] : strings(h.positionals);
+  if (!positionals) fail('positionals', 'must be an array of strings');
+  const approvalNames: Record<string, string> = {};
+  if (h.approval_names !== undefined) {
+    if (typeof h.approval_names !== 'object' || h.approval_names === null || Array.isArray(h.approval_names))
+      fail('approval_names', 'must be an object: tool -> the name its approval flag uses');
+    else
+      for (const [tool, name] of Object.entries(h.approval_names)) {
+        if (typeof name !== 'string' || name === '') fail('approval_names', `'${tool}' must name a tool`);
+        else approvalNames[tool] = name;
+      }
+  }
+  const scrubEnv = h.scrub_env === undefined ? [] : strings(h.scrub_env);
+  if (!scrubEnv || scrubEnv.some((v) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)))
+    fail('scrub_env', 'must be an array of environment variable names');
+  // '{session}' in 'args' is refused by the rule session-only-on-resume (rules.ts); what the
+  // flags and positionals may be, and that the args use only them, by the argv rules.
   if (failed) return undefined;
   return {
     command: h.command as string,
@@ -98,6 +145,10 @@ export function readHeadless(value: unknown, bad: (key: string, message: string)
     configDirEnv: h.config_dir_env as string | undefined,
     grants,
     commandGrant,
+    flags,
+    positionals: positionals as string[],
+    approvalNames,
+    scrubEnv: scrubEnv as string[],
   };
 }
 

@@ -79,6 +79,8 @@ const MANIFEST_RULES = [
   rules.sessionOnlyOnResume,
   rules.commandPatternsStartWithCommand,
   rules.grantsApproveOneTool,
+  rules.argvIsAllowListed,
+  rules.grantsMatchToolMap,
 ];
 
 /** Lists adapters: folders under `adaptersDir` that hold a manifest.json, sorted by name. */

@@ -1,3 +1,4 @@
+import { argvRules } from './rules/argv.ts';
 import { discoveryRules } from './rules/discovery.ts';
 import { fileRules } from './rules/files.ts';
 import { manifestRules } from './rules/manifest.ts';
@@ -11,7 +12,7 @@ import type { Rule } from './rules/rule.ts';
 // docs/narrowing.md lists each with the test that refuses it (test/rules.test.ts fails when a
 // rule has no refusing case).
 
-export const rules = { ...manifestRules, ...roleRules, ...fileRules, ...discoveryRules };
+export const rules = { ...manifestRules, ...argvRules, ...roleRules, ...fileRules, ...discoveryRules };
 
 /** Every rule, for the table test and the docs. */
 export const RULES: Rule<never[]>[] = Object.values(rules) as unknown as Rule<never[]>[];

@@ -7,7 +7,10 @@ import type { Capability } from '../shared/capabilities.ts';
 // shell grant for it at all: its default approval rules then refuse anything but read-only use.
 
 /** The arguments that pre-approve the role's capabilities in this runner, each once, in capability order. */
-export function grantArgs(headless: Headless, role: { capabilities: readonly Capability[]; commands?: readonly string[] }): string[] {
+export function grantArgs(
+  headless: Pick<Headless, 'grants' | 'commandGrant'>,
+  role: { capabilities: readonly Capability[]; commands?: readonly string[] },
+): string[] {
   const fragments: string[][] = [];
   for (const cap of role.capabilities) {
     if (cap === 'shell' && role.commands) {

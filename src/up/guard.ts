@@ -1,41 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { SAFE_FLAGS, toolPattern } from '../render/flags.ts';
+import type { Headless } from '../render/headless.ts';
 import { FrameworkError } from '../shared/problem.ts';
 
-// gateline never lets a runner skip its permission checks: a role's capabilities are its ceiling,
-// and every one of these flags would lift it (auto-approving edits and commands the rendered
-// agent file does not grant, or dropping the sandbox). The final argv of every run is checked,
-// so a manifest, a --bind or a future code path cannot slip one in.
-
-/** Flags that bypass permissions on their own (Claude Code, opencode, Gemini CLI, Codex, Copilot CLI). */
-const BYPASS_FLAGS = [
-  '--dangerously-skip-permissions',
-  '--allow-dangerously-skip-permissions',
-  '--dangerously-bypass-approvals-and-sandbox',
-  '--yolo',
-  '-y',
-  '--auto',
-  '--approve-for-me',
-  '--allow-all-tools',
-  '--allow-all-paths',
-  '--allow-all',
-];
-
-const CODEX_CONFIG = /danger-full-access|bypassPermissions|approval_policy\s*=\s*"?never/i;
-
-/** Flags whose value decides. */
-const BYPASS_VALUES: Record<string, RegExp> = {
-  '--permission-mode': /^bypassPermissions$/i,
-  // Gemini CLI: auto_edit approves every edit unasked, and an unnarrowed role may not have edit at all.
-  '--approval-mode': /^(yolo|auto_edit)$/i,
-  '--sandbox': /^danger-full-access$/i,
-  '-s': /^danger-full-access$/i,
-  // Codex: `never` runs whatever the model asks without ever putting it to a human.
-  '--ask-for-approval': /^never$/i,
-  '-a': /^never$/i,
-  '--config': CODEX_CONFIG,
-  '-c': CODEX_CONFIG,
-};
+// gateline never lets a runner run wider than the role: a role's capabilities are its ceiling.
+// So a runner is started only with an argv made of the flags its manifest declares (and gateline
+// knows as safe, render/flags.ts), each with a declared value, and approvals only from the role's
+// own grants. This is an allow-list, checked on the final argv of every run: a spelling gateline
+// does not know (`-dy`, `--approvalMode`, `-c key=value`, `--settings` with an escape) is refused
+// because it is not on the list, not because it was foreseen.
 
 /** A FrameworkError at the flag's manifest; kept as a class because a step catches it to record the runner as refused. */
 export class PermissionBypassError extends FrameworkError {
@@ -49,69 +21,67 @@ export class PermissionBypassError extends FrameworkError {
 }
 
 export interface GuardOptions {
-  /** The runner's working folder, where a relative --settings file is read from. */
-  cwd?: string;
+  /** The manifest's allow-list. */
+  headless: Pick<Headless, 'flags' | 'positionals'>;
+  /** The role's pre-approvals (grants.ts): the only approval values the argv may hold. */
+  grants?: readonly string[];
+  /** What the placeholders were filled with: then a placeholder's value must be exactly its filled-in template. */
+  vars?: { prompt: string; role: string; model: string; session?: string };
   /** Where the args come from, carried by the error. */
   at?: { file: string; line?: number };
 }
 
-interface Flag {
-  flag: string;
-  value: string | undefined;
-  /** How the flag and its value read in the argv, for the message. */
-  shown: string;
+/** A template with its placeholders filled in, in one pass as argv.ts does. */
+function fill(template: string, vars: NonNullable<GuardOptions['vars']>): string {
+  const values: Record<string, string> = { ...vars, session: vars.session ?? '' };
+  return template.replace(/\{(prompt|role|model|session)\}/g, (_, key: string) => values[key] ?? '');
 }
 
 /**
- * Throws when `args` holds a permission-bypassing flag: as a flag of its own, as `--flag=value`,
- * as a flag followed by its value, or as a short flag with its value attached (`-sVALUE`,
- * `-s=VALUE`). A prompt never trips it: gateline's prompts start with a fixed header, so no prompt
- * argument equals a flag.
+ * Throws unless every argument of `args` is a declared flag with a declared value (a placeholder's
+ * value: any text not starting with '-', which a runner would read as a flag), an approval the
+ * role was granted, or a declared positional. `--flag=value` is read as the flag and its value.
  */
-export function assertNoBypass(command: string, args: string[], where: string, options: GuardOptions = {}): void {
-  const cwd = options.cwd ?? process.cwd();
-  const refuse = (shown: string, why = ''): never => {
+export function assertArgvAllowed(command: string, args: readonly string[], where: string, options: GuardOptions): void {
+  const { flags, positionals } = options.headless;
+  const granted = new Set(options.grants ?? []);
+  const refuse = (shown: string, why: string): never => {
     throw new PermissionBypassError(
-      `${where}: refusing to run '${command}' with '${shown}': it bypasses the runner's permission checks${why}, ` +
-        "and a role's capabilities are its ceiling. Remove it from the adapter's headless block.",
+      `${where}: refusing to run '${command}' with '${shown}': ${why}, and only flags gateline knows are safe for this runner ` +
+        "may reach it (a role's capabilities are its ceiling). Remove it from the adapter's headless block.",
       options.at,
     );
   };
-  for (const [i, arg] of args.entries()) {
-    const { flag, value, shown } = split(arg, args[i + 1]);
-    if (BYPASS_FLAGS.includes(flag)) refuse(arg);
-    const valued = BYPASS_VALUES[flag];
-    if (valued && value !== undefined && valued.test(value)) refuse(shown);
-    if (flag === '--settings' && value !== undefined) {
-      const why = settingsBypass(value, cwd);
-      if (why) refuse(shown, ` (${why})`);
+  const vars = options.vars;
+  // Placeholder positionals ({prompt}, {session}) each take one word; literal ones match exactly.
+  const placeholders = positionals.filter((p) => p.startsWith('{'));
+  let free = placeholders.length;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('-')) {
+      if (positionals.includes(arg)) continue;
+      if (free-- > 0 && (!vars || placeholders.some((p) => fill(p, vars) === arg))) continue;
+      refuse(arg, 'it is not a positional the manifest declares');
     }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const safe = Object.hasOwn(SAFE_FLAGS, flag) ? SAFE_FLAGS[flag] : undefined;
+    if (!safe || !Object.hasOwn(flags, flag)) refuse(arg, 'it is not a flag the manifest declares as safe');
+    const kind = safe?.kind;
+    if (kind === 'none') {
+      if (eq > 0) refuse(arg, 'the flag takes no value');
+      continue;
+    }
+    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    const shown = eq > 0 ? arg : `${arg} ${value ?? ''}`;
+    if (value === undefined) refuse(shown, 'the flag has no value');
+    const v = value as string;
+    const declared = flags[flag] ?? [];
+    if (kind?.startsWith('{')) {
+      if (v.startsWith('-') || v === '') refuse(shown, 'its value would be read as a flag');
+      if (vars && !declared.some((d) => fill(d, vars) === v)) refuse(shown, 'the value is not what gateline filled in');
+    } else if (kind === 'tool') {
+      if (!granted.has(v) || !declared.some((d) => toolPattern(d).test(v))) refuse(shown, 'it approves a tool the role was not granted');
+    } else if (!declared.includes(v)) refuse(shown, 'the value is not one the manifest declares');
   }
-}
-
-function split(arg: string, next: string | undefined): Flag {
-  const eq = arg.indexOf('=');
-  if (arg.startsWith('--') && eq > 0) return { flag: arg.slice(0, eq), value: arg.slice(eq + 1), shown: arg };
-  // Short flags take their value attached as well: `-sdanger-full-access`, `-s=danger-full-access`.
-  if (/^-[A-Za-z]./.test(arg)) return { flag: arg.slice(0, 2), value: arg.slice(2).replace(/^=/, ''), shown: arg };
-  return { flag: arg, value: next, shown: `${arg} ${next}` };
-}
-
-/**
- * Claude Code's --settings takes JSON or a file path, and either can set
- * `permissions.defaultMode: bypassPermissions`. A path is read as the runner would read it; a
- * path that does not exist sets nothing (the runner then fails on its own).
- */
-function settingsBypass(value: string, cwd: string): string | undefined {
-  if (value.trim().startsWith('{')) return /bypassPermissions/i.test(value) ? 'its JSON sets bypassPermissions' : undefined;
-  const path = resolve(cwd, value);
-  let text: string;
-  try {
-    // Regular files only: reading a FIFO or a device (/dev/stdin) would block the run.
-    if (!statSync(path).isFile()) return undefined;
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  return /bypassPermissions/i.test(text) ? `${value} sets bypassPermissions` : undefined;
 }

@@ -8,7 +8,7 @@ import { type Adapter, takesAgentFile } from './adapter.ts';
 import { invocation, resumeTemplate } from './argv.ts';
 import type { Binding } from './dispatch.ts';
 import { grantArgs } from './grants.ts';
-import { assertNoBypass } from './guard.ts';
+import { assertArgvAllowed } from './guard.ts';
 import { needsPrimaryCopy, PRIMARY_PREFIX, primaryCopy } from './primary.ts';
 import type { RunRecord } from './record.ts';
 import type { Workspace } from './workspace.ts';
@@ -108,15 +108,12 @@ export function prepareLanes(ws: Workspace, record: RunRecord, accepted: string[
       lane.grants = spec ? grantArgs(adapter.headless, spec) : [];
       // Checked before anything runs, so a bad headless block costs no tokens; step.ts checks the final argv again.
       for (const session of [undefined, ...(resumeTemplate(adapter) ? ['session'] : [])]) {
-        const inv = invocation(adapter, {
-          prompt: 'gateline up: preflight',
-          role: lane.agent,
-          model: binding.model,
-          session,
+        const vars = { prompt: 'gateline up: preflight', role: lane.agent, model: binding.model, session };
+        const inv = invocation(adapter, { ...vars, grants: lane.grants });
+        assertArgvAllowed(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`, {
+          headless: adapter.headless,
           grants: lane.grants,
-        });
-        assertNoBypass(inv.command, inv.args, `${adapter.manifest.file} (headless${session ? ', resume' : ''})`, {
-          cwd: ws.ctx.root,
+          vars,
           at: { file: adapter.manifest.file, line: lineOfJsonKey(adapter.manifest.text, 'headless') },
         });
       }

@@ -3,7 +3,8 @@ import { FrameworkError } from '../shared/problem.ts';
 import type { Adapter } from './adapter.ts';
 import { invocation } from './argv.ts';
 import type { Binding } from './dispatch.ts';
-import { assertNoBypass, PermissionBypassError } from './guard.ts';
+import { runnerEnv } from './environment.ts';
+import { assertArgvAllowed, PermissionBypassError } from './guard.ts';
 import { type Meter, meter } from './meter.ts';
 import { OutputError, type Parsed, parseOutput } from './output.ts';
 import type { RunRecord } from './record.ts';
@@ -97,7 +98,11 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
     cwd: ctx.root,
   });
   try {
-    assertNoBypass(inv.command, inv.args, where, { cwd: ctx.root });
+    assertArgvAllowed(inv.command, inv.args, where, {
+      headless: adapter.headless ?? { flags: {}, positionals: [] },
+      grants: spec.grants,
+      vars: { prompt: spec.prompt, role: spec.agent, model: spec.binding.model, session: spec.session },
+    });
   } catch (error) {
     if (error instanceof PermissionBypassError) fail('refused', `was not started: ${error.message}`);
     throw error;
@@ -106,7 +111,7 @@ export async function runStep(spec: StepSpec, ctx: StepContext): Promise<StepRes
 
   const result = await execa(inv.command, inv.args, {
     cwd: ctx.root,
-    env: { ...ctx.env, ...spec.env },
+    env: runnerEnv(ctx.env, adapter.headless, spec.env),
     extendEnv: false,
     timeout: ctx.timeoutMs,
     cancelSignal: ctx.signal,

@@ -8,7 +8,7 @@ import { loadRole } from '../../src/render/role.ts';
 import { type Adapter, loadAdapters } from '../../src/up/adapter.ts';
 import { invocation } from '../../src/up/argv.ts';
 import { grantArgs } from '../../src/up/grants.ts';
-import { assertNoBypass } from '../../src/up/guard.ts';
+import { assertArgvAllowed } from '../../src/up/guard.ts';
 import { needsPrimaryCopy, PRIMARY_PREFIX, primaryCopy } from '../../src/up/primary.ts';
 import { binOf } from './install.ts';
 import { anthropicMock } from './mock/anthropic.ts';
@@ -165,10 +165,16 @@ export async function runScenario(spec: ScenarioSpec): Promise<Outcome> {
       // The pre-approvals gateline up gives this role (none for a hand-made agent).
       const role = spec.grants === false ? undefined : loadRole(join(REPO, 'roles'), 'roles', spec.role, []);
       const grants = role && adapter(spec.runner).headless ? grantArgs(adapter(spec.runner).headless as Headless, role) : [];
-      const inv = invocation(adapter(spec.runner), { prompt: 'gateline behaviour scenario: do the task.', role: agent, model, grants });
+      const vars = { prompt: 'gateline behaviour scenario: do the task.', role: agent, model };
+      const inv = invocation(adapter(spec.runner), { ...vars, grants });
+      // What gateline up would start passes its allow-list; the experiments' own flags come after.
+      assertArgvAllowed(inv.command, inv.args, `behaviour scenario ${spec.runner}`, {
+        headless: adapter(spec.runner).headless as Headless,
+        grants,
+        vars,
+      });
       const kept = inv.args.filter((a, i) => !spec.dropArgs?.includes(a) && !spec.dropArgs?.includes(inv.args[i - 1] as string));
       const args = [...kept, ...isolation(spec.runner), ...(spec.extraArgs ?? [])];
-      assertNoBypass(inv.command, args, `behaviour scenario ${spec.runner}`);
       const before = treeHashes(dir);
       const run = await start(binOf(spec.runner), args, dir, env, spec.timeoutMs ?? 120_000);
       const changed = diff(before, treeHashes(dir));
