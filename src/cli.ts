@@ -102,10 +102,11 @@ export function main(argv: string[], io: Io): number {
     } else if (check) {
       print(`gateline render --check: ${count(result.states.length, 'file')} up to date`);
     } else {
-      for (const path of result.written) print(`wrote ${path}`);
-      for (const path of result.removed) print(`removed ${path}`);
+      // One write for the whole report, not one per file.
       const fresh = result.states.length - result.written.length - result.removed.length;
-      print(`gateline render: ${result.written.length} written, ${result.removed.length} removed, ${fresh} up to date`);
+      const lines = [...result.written.map((path) => `wrote ${path}`), ...result.removed.map((path) => `removed ${path}`)];
+      lines.push(`gateline render: ${result.written.length} written, ${result.removed.length} removed, ${fresh} up to date`);
+      print(lines.join('\n'));
     }
     return result.ok ? 0 : 1;
   } catch (error) {

@@ -236,7 +236,7 @@ describe('gateline doctor', () => {
     chmodSync(hook, 0o644);
     expect(await failing(dir, env)).toEqual([expect.objectContaining({ id: 'hook', fix: 'chmod +x .git/hooks/pre-commit' })]);
     writeFileSync(hook, '#!/bin/sh\necho hi\n', { mode: 0o755 });
-    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/hook\.mjs validate`/);
+    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/gateline\.mjs validate`/);
     rmSync(hook);
     expect((await failing(dir, env))[0]).toMatchObject({
       id: 'hook',
