@@ -1,10 +1,12 @@
 // Benchmark of the installer: the packed create-gateline installed once (npm's
 // download is not timed), then run with --yes into fresh repositories; and validate as the
-// installed git hook runs it. Prints medians beside `node -e ''`; asserts nothing.
+// installed git hook runs it. Prints medians beside `node -e ''` (wall time, then CPU and peak
+// memory of the hook); asserts nothing.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { measure, type Stat } from './measure.ts';
 
 const REPO = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.RUNS ?? 9);
@@ -57,6 +59,13 @@ for (let i = 0; i <= RUNS; i++) {
   hooks.push(h);
 }
 
+// The hook once more as the kernel accounts for it (CPU and peak memory of the child), in the
+// last repository, beside node -e ''.
+const last = join(work, `repo-${RUNS}`);
+const hook = measure(['/bin/sh', '.git/hooks/pre-commit'], { cwd: last, runs: RUNS, env });
+const node = measure([process.execPath, '-e', ''], { cwd: last, runs: RUNS, env });
+const fmt = (s: Stat, unit: string) => `${s.median.toFixed(1)} [${s.min.toFixed(1)}-${s.max.toFixed(1)}] ${unit}`;
+
 const base = median(bare);
 console.log(`create-gateline benchmark: Node ${process.version}, median of ${RUNS} runs (ms)\n`);
 console.log(`${"node -e ''".padEnd(52)} ${base.toFixed(1).padStart(8)}`);
@@ -64,4 +73,10 @@ console.log(`${'create-gateline --yes into a fresh repository'.padEnd(52)} ${med
 console.log(
   `${'validate as the git hook runs it'.padEnd(52)} ${median(hooks).toFixed(1).padStart(8)}  ${(median(hooks) / base).toFixed(2)}x node -e '' (target <= 3x)`,
 );
+console.log(`\nCPU (user + sys) and peak memory, median [min-max]:`);
+console.log(`${"node -e ''".padEnd(52)} cpu ${fmt(node.cpu, 'ms')}  rss ${fmt(node.rss, 'MiB')}`);
+console.log(
+  `${'the git hook (node .gateline/core/src/gateline.mjs validate)'.padEnd(52)} cpu ${fmt(hook.cpu, 'ms')}  rss ${fmt(hook.rss, 'MiB')}`,
+);
+console.log(`hook CPU vs node -e '': ${(hook.cpu.median / node.cpu.median).toFixed(2)}x (target <= 3x)`);
 rmSync(work, { recursive: true, force: true });

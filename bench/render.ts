@@ -1,80 +1,204 @@
-// Benchmarks for the core. Prints medians and ratios; asserts nothing, because
-// these machines are noisy. Run with `npm run bench` (Node 24).
+// Benchmark of the core against its floor and (with --peers) its peers. Prints, for each row,
+// CPU (user + sys of the child), wall time and peak memory as median [min-max], and each target
+// of docs/speed.md as a ratio measured in this run. Asserts the floor's output byte-identical to
+// gateline's; asserts nothing about time, because machines are noisy.
+//   node bench/render.ts [--peers] [--max N]      RUNS=15 by default (fewer at large N)
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type Measured, measure, type Stat } from './measure.ts';
 
 const REPO = join(import.meta.dirname, '..');
+const { values: args } = parseArgs({ options: { peers: { type: 'boolean' }, max: { type: 'string' } } });
 const RUNS = Number(process.env.RUNS ?? 15);
-const work = mkdtempSync(join(tmpdir(), 'gateline-bench-'));
+const MAX = Number(args.max ?? 10000);
+const SIZES = [10, 100, 1000, 10000].filter((n) => n <= MAX);
+const runsAt = (n: number) => (n >= 10000 ? Math.min(RUNS, 5) : n >= 1000 ? Math.min(RUNS, 9) : RUNS);
+const ADAPTERS = ['claude-code', 'gemini-cli', 'opencode']; // the three Markdown adapters
 const node = process.execPath;
+const entry = join(REPO, 'src/gateline.mjs');
+const work = mkdtempSync(join(tmpdir(), 'gateline-bench-'));
 
-function median(command: string[], { cwd = REPO, env = {}, runs = RUNS } = {}): number {
-  const times: number[] = [];
-  for (let i = 0; i < runs + 1; i++) {
-    const start = process.hrtime.bigint();
-    const run = spawnSync(node, command, { cwd, env: { ...process.env, ...env }, stdio: 'ignore' });
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (run.status !== 0) throw new Error(`${command.join(' ')} exited ${run.status} in ${cwd}`);
-    if (i > 0) times.push(ms); // the first run warms the disk cache
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] as number;
+const fmt = (s: Stat, unit: string, digits = 1) =>
+  `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}-${s.max.toFixed(digits)}] ${unit}`;
+function row(name: string, m: Measured): void {
+  console.log(`${name.padEnd(52)} cpu ${fmt(m.cpu, 'ms').padEnd(28)} wall ${fmt(m.wall, 'ms').padEnd(28)} rss ${fmt(m.rss, 'MiB')}`);
+}
+/** a / b: the ratio of the medians, and the widest it could be from the runs' min and max. */
+function ratio(a: Stat, b: Stat): string {
+  return `${(a.median / b.median).toFixed(2)}x [${(a.min / b.max).toFixed(2)}-${(a.max / b.min).toFixed(2)}]`;
+}
+const targets: string[] = [];
+function target(name: string, value: string, goal: string): void {
+  targets.push(`${name.padEnd(66)} ${value.padEnd(22)} target ${goal}`);
 }
 
-/** A framework checkout with n roles, rendered by the three shipped adapters. */
+/** A framework checkout with n roles (the implementer's spec), rendered by the three adapters. */
 function generated(n: number): string {
   const dir = join(work, `n${n}`);
   mkdirSync(join(dir, 'roles'), { recursive: true });
   mkdirSync(join(dir, '.git'));
-  // The three Markdown adapters of the speed target in docs/contract.md (N roles x 3 adapters).
-  for (const adapter of ['claude-code', 'gemini-cli', 'opencode']) {
-    cpSync(join(REPO, 'adapters', adapter), join(dir, 'adapters', adapter), { recursive: true });
-  }
-  const body = readFileSync(join(REPO, 'roles/reviewer.md'), 'utf8');
+  const spec = readFileSync(join(REPO, 'roles/implementer.md'), 'utf8');
   const roles = Array.from({ length: n }, (_, i) => `role-${i}`);
-  for (const role of roles) writeFileSync(join(dir, 'roles', `${role}.md`), body);
-  for (const adapter of ['claude-code', 'gemini-cli', 'opencode']) {
+  for (const role of roles) writeFileSync(join(dir, 'roles', `${role}.md`), spec);
+  for (const adapter of ADAPTERS) {
+    cpSync(join(REPO, 'adapters', adapter), join(dir, 'adapters', adapter), { recursive: true });
     const path = join(dir, 'adapters', adapter, 'manifest.json');
     writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), roles }, null, 2));
   }
-  spawnSync(node, [join(REPO, 'src/main.ts'), 'render'], { cwd: dir, stdio: 'ignore' });
+  const render = spawnSync(node, [entry, 'render'], { cwd: dir, encoding: 'utf8' });
+  if (render.status !== 0) throw new Error(`gateline render failed at N=${n}:\n${render.stderr}`);
   return dir;
 }
 
-const main = join(REPO, 'src/main.ts');
-writeFileSync(join(work, 'empty.ts'), 'export {};\n');
-const cache = join(work, 'compile-cache');
-const rows: [string, number, string][] = [];
-const bare = median(['-e', '']);
-const emptyTs = median([join(work, 'empty.ts')]);
-rows.push(["node -e ''", bare, 'baseline']);
-rows.push(['node empty.ts', emptyTs, `${(emptyTs / bare).toFixed(2)}x node -e ''`]);
-
-// src/main.ts enables Node's compile cache itself, so a plain run is warm after the first one;
-// the cold row turns the cache off to show what the type stripping costs.
-const cold = median([main, 'render', '--check'], { env: { NODE_DISABLE_COMPILE_CACHE: '1' } });
-rows.push(['render --check, shipped (plain, cache off)', cold, `${(cold / emptyTs).toFixed(2)}x empty.ts`]);
-const check = median([main, 'render', '--check']);
-rows.push(['render --check, shipped (plain node src/main.ts)', check, `${(check / emptyTs).toFixed(2)}x empty.ts (target <= 1.5x)`]);
-median([main, 'render', '--check'], { env: { NODE_COMPILE_CACHE: cache }, runs: 1 });
-const cached = median([main, 'render', '--check'], { env: { NODE_COMPILE_CACHE: cache } });
-rows.push(['render --check, shipped (NODE_COMPILE_CACHE set)', cached, `${(cached / bare).toFixed(2)}x node -e '' (target <= 2x)`]);
-const validate = median([main, 'validate'], { env: { NODE_COMPILE_CACHE: cache } });
-rows.push(['validate, shipped (as the hook runs it)', validate, `${(validate / bare).toFixed(2)}x node -e '' (target <= 3x)`]);
-
-for (const n of [10, 100, 1000]) {
-  const dir = generated(n);
-  const runs = n === 1000 ? 7 : RUNS;
-  const c = median([main, 'render', '--check'], { cwd: dir, runs });
-  rows.push([`render --check, ${n} roles x 3 adapters (plain)`, c, n === 1000 ? 'target < 150 ms' : '']);
-  const cc = median([main, 'render', '--check'], { cwd: dir, runs, env: { NODE_COMPILE_CACHE: cache } });
-  rows.push([`render --check, ${n} roles x 3 adapters (NODE_COMPILE_CACHE)`, cc, n === 1000 ? 'target < 150 ms' : '']);
-  const v = median([main, 'validate'], { cwd: dir, runs, env: { NODE_COMPILE_CACHE: cache } });
-  rows.push([`validate, ${n} roles x 3 adapters (NODE_COMPILE_CACHE)`, v, '']);
+/** What the floor glues on per adapter, cut from gateline's own output for role-0. */
+function shapes(dir: string): string {
+  const out = ADAPTERS.map((adapter) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'adapters', adapter, 'manifest.json'), 'utf8'));
+    const text = readFileSync(join(dir, manifest.output_dir, manifest.filename.replaceAll('{role}', 'role-0')), 'utf8');
+    const start = text.indexOf('\n', text.indexOf('\ndescription: ') + 1) + 1;
+    const close = text.indexOf('---\n<!-- ', start);
+    const header = text.slice(close + 4, text.indexOf('\n', close + 4)).replaceAll('role-0', '{role}');
+    return { dir: manifest.output_dir, filename: manifest.filename, middle: text.slice(start, close), header };
+  });
+  const file = join(dir, '..', `shapes-${dir.split('/').at(-1)}.json`);
+  writeFileSync(file, JSON.stringify(out));
+  return file;
 }
 
-console.log(`gateline core benchmark: Node ${process.version}, median of ${RUNS} runs (ms)\n`);
-for (const [name, ms, note] of rows) console.log(`${name.padEnd(58)} ${ms.toFixed(1).padStart(8)}  ${note}`);
+const outputs = (dir: string) => ['.claude', '.gemini', '.opencode'].map((d) => join(dir, d));
+
+console.log(`gateline core benchmark: Node ${process.version}; CPU, wall and peak RSS as median [min-max]\n`);
+
+// 1. What CI and users run, warm: the compile cache is filled by the warm-up run.
+const bare = measure([node, '-e', ''], { cwd: REPO, runs: RUNS });
+row("node -e ''", bare);
+const ci = measure([node, entry, 'render', '--check'], { cwd: REPO, runs: RUNS });
+row('node src/gateline.mjs render --check (CI, warm)', ci);
+const viaMain = measure([node, join(REPO, 'src/main.ts'), 'render', '--check'], { cwd: REPO, runs: RUNS });
+row('node src/main.ts render --check (warm)', viaMain);
+const hook = measure([node, entry, 'validate'], { cwd: REPO, runs: RUNS });
+row('node src/gateline.mjs validate (the hook, warm)', hook);
+target("CI's command, warm, CPU vs node -e ''", ratio(ci.cpu, bare.cpu), '<= 2x');
+target("  (src/main.ts instead, CPU vs node -e '')", ratio(viaMain.cpu, bare.cpu), '(for comparison)');
+
+// 2. N roles x 3 adapters: gateline against the floor; cold render against the check.
+const checks = new Map<number, Measured>();
+const colds = new Map<number, Measured>();
+for (const n of SIZES) {
+  const dir = generated(n);
+  const runs = runsAt(n);
+  const floorFile = shapes(dir);
+  const floorRun = spawnSync(node, [join(REPO, 'bench/floor.mjs'), dir, floorFile], { encoding: 'utf8' });
+  if (floorRun.stdout !== `${3 * n} files up to date, 0 differ\n`)
+    throw new Error(`the floor does not build gateline's bytes at N=${n}: ${floorRun.stdout}${floorRun.stderr}`);
+  const floor = measure([node, join(REPO, 'bench/floor.mjs'), dir, floorFile], { cwd: dir, runs });
+  row(`floor check, ${n} x 3`, floor);
+  const check = measure([node, entry, 'render', '--check'], { cwd: dir, runs });
+  row(`gateline render --check, ${n} x 3`, check);
+  checks.set(n, check);
+  target(`render --check ${n} x 3, CPU vs the floor`, ratio(check.cpu, floor.cpu), n === 1000 ? '<= 1.5x' : '(1.5x at 1000)');
+  if (n >= 1000) {
+    const cold = measure([node, entry, 'render'], { cwd: dir, runs: Math.min(runs, 3), reset: outputs(dir) });
+    row(`gateline render (cold, outputs removed), ${n} x 3`, cold);
+    colds.set(n, cold);
+    target(
+      `cold render ${n} x 3, CPU vs render --check at the same N`,
+      ratio(cold.cpu, check.cpu),
+      n === 10000 ? '<= 3x' : '(3x at 10000)',
+    );
+  }
+  if (n === 10000) {
+    target('peak memory of render --check, 10000 x 3 (MiB)', fmt(check.rss, ''), '<= 150');
+    target('  (peak memory of the floor, 10000 x 3, MiB)', fmt(floor.rss, ''), '(for comparison)');
+    target('  (peak memory of cold render, 10000 x 3, MiB)', fmt(colds.get(n)?.rss as Stat, ''), '(for comparison)');
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+const [c1, c2] = [checks.get(1000), checks.get(10000)];
+if (c1 && c2) target('render --check growth, 10000 vs 1000 (CPU)', ratio(c2.cpu, c1.cpu), '(10x N)');
+const [r1, r2] = [colds.get(1000), colds.get(10000)];
+if (r1 && r2) target('cold render growth, 10000 vs 1000 (CPU)', ratio(r2.cpu, r1.cpu), '(10x N)');
+
+// 3. --peers: the same roles as subagents of rulesync and ruler, 3 outputs each, same run.
+if (args.peers) peers();
+
+console.log(`\nTargets (ratio of medians [widest from min and max]):\n${targets.join('\n')}`);
 rmSync(work, { recursive: true, force: true });
+
+function peers(): void {
+  const cache = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'gateline-bench');
+  const PEERS = { rulesync: '17.0.0', '@intellectronica/ruler': '0.3.44' };
+  const installed = (name: string) => {
+    const pkg = join(cache, 'node_modules', name, 'package.json');
+    return existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).version === PEERS[name as keyof typeof PEERS];
+  };
+  if (!Object.keys(PEERS).every(installed)) {
+    mkdirSync(cache, { recursive: true });
+    if (!existsSync(join(cache, 'package.json'))) writeFileSync(join(cache, 'package.json'), '{"private":true}\n');
+    const specs = Object.entries(PEERS).map(([name, version]) => `${name}@${version}`);
+    console.log(`\ninstalling ${specs.join(', ')} into ${cache}`);
+    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', ...specs], {
+      cwd: cache,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(node, '..')}:${process.env.PATH}` },
+    });
+    if (npm.status !== 0) throw new Error(`npm install of the peers failed:\n${npm.stderr}`);
+  }
+  const rulesync = join(cache, 'node_modules/rulesync/dist/cli/index.js');
+  const ruler = join(cache, 'node_modules/@intellectronica/ruler/dist/cli/index.js');
+  console.log('\npeers: rulesync 17.0.0 `generate --check` (claudecode, copilot, opencode: it has no Gemini CLI target),');
+  console.log('ruler 0.3.44 `apply --dry-run --subagents` (claude, copilot, codex: its agents with subagents)\n');
+  const spec = readFileSync(join(REPO, 'roles/implementer.md'), 'utf8');
+  const body = spec.slice(spec.indexOf('\n---\n', 3) + 5);
+  const dispatch = /^dispatch: (.*)$/m.exec(spec)?.[1] ?? '';
+  for (const n of [10, 100, 1000]) {
+    const runs = Math.min(RUNS, n >= 1000 ? 5 : 7);
+    const dir = generated(n);
+    const check = measure([node, entry, 'render', '--check'], { cwd: dir, runs });
+    row(`gateline render --check, ${n} x 3`, check);
+
+    const rs = join(work, `rulesync-${n}`);
+    mkdirSync(join(rs, '.rulesync/subagents'), { recursive: true });
+    mkdirSync(join(rs, '.git'));
+    writeFileSync(
+      join(rs, 'rulesync.jsonc'),
+      JSON.stringify({
+        targets: ['claudecode', 'copilot', 'opencode'],
+        features: ['subagents'],
+        outputRoots: ['.'],
+        delete: false,
+        silent: true,
+      }),
+    );
+    for (let i = 0; i < n; i++)
+      writeFileSync(
+        join(rs, `.rulesync/subagents/role-${i}.md`),
+        `---\nname: role-${i}\ntargets: ["*"]\ndescription: ${dispatch}\n---\n${body}`,
+      );
+    const gen = spawnSync(node, [rulesync, 'generate'], { cwd: rs, encoding: 'utf8' });
+    if (gen.status !== 0) throw new Error(`rulesync generate failed:\n${gen.stdout}${gen.stderr}`);
+    const rsCheck = measure([node, rulesync, 'generate', '--check'], { cwd: rs, runs });
+    row(`rulesync generate --check, ${n} x 3`, rsCheck);
+
+    const ru = join(work, `ruler-${n}`);
+    mkdirSync(join(ru, '.ruler/agents'), { recursive: true });
+    mkdirSync(join(ru, '.git'));
+    writeFileSync(join(ru, '.ruler/AGENTS.md'), '# Project rules\n');
+    for (let i = 0; i < n; i++)
+      writeFileSync(join(ru, `.ruler/agents/role-${i}.md`), `---\nname: role-${i}\ndescription: ${dispatch}\n---\n${body}`);
+    const flags = ['--agents', 'claude,copilot,codex', '--subagents', '--no-mcp', '--no-gitignore', '--no-backup', '--local-only'];
+    const ruDry = measure([node, ruler, 'apply', '--dry-run', ...flags], { cwd: ru, runs });
+    row(`ruler apply --dry-run, ${n} x 3`, ruDry);
+
+    target(
+      `rulesync generate --check ${n} x 3, CPU vs gateline's check`,
+      ratio(rsCheck.cpu, check.cpu),
+      n === 1000 ? '>= 12x' : '(12x at 1000)',
+    );
+    target(`ruler apply --dry-run ${n} x 3, CPU vs gateline's check`, ratio(ruDry.cpu, check.cpu), n === 1000 ? '>= 2x' : '(2x at 1000)');
+    for (const d of [dir, rs, ru]) rmSync(d, { recursive: true, force: true });
+  }
+}

@@ -69,7 +69,7 @@ export function main(argv: string[], io: Io): number {
     if (values.staged && command !== 'validate') throw new UsageError('--staged belongs to validate');
 
     const ctx = locate(values.root ? resolve(io.cwd, values.root) : io.cwd, values.prefix);
-    const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'main.ts'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
+    const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'gateline.mjs'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
     const base = { command, mode: ctx.mode, root: ctx.root };
 
     if (command === 'validate') {
@@ -117,10 +117,11 @@ export function main(argv: string[], io: Io): number {
     } else if (check) {
       print(`gateline render --check: ${count(result.states.length, 'file')} up to date`);
     } else {
-      for (const path of result.written) print(`wrote ${path}`);
-      for (const path of result.removed) print(`removed ${path}`);
+      // One write for the whole report, not one per file.
       const fresh = result.states.length - result.written.length - result.removed.length;
-      print(`gateline render: ${result.written.length} written, ${result.removed.length} removed, ${fresh} up to date`);
+      const lines = [...result.written.map((path) => `wrote ${path}`), ...result.removed.map((path) => `removed ${path}`)];
+      lines.push(`gateline render: ${result.written.length} written, ${result.removed.length} removed, ${fresh} up to date`);
+      print(lines.join('\n'));
     }
     return result.ok ? 0 : 1;
   } catch (error) {

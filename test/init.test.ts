@@ -78,10 +78,19 @@ describe('create-gateline --yes in a fresh repository', () => {
     expect(steps[1]?.uses).toBe('actions/setup-node@v7');
     expect(steps[1]?.with?.['node-version']).toBe(24);
     expect(steps.map((s) => s.run).filter(Boolean)).toEqual([
-      'node .agents/core/src/main.ts render --check',
-      'node .agents/core/src/main.ts validate',
+      'node .agents/core/src/gateline.mjs render --check',
+      'node .agents/core/src/gateline.mjs validate',
     ]);
     expect(JSON.stringify(wf)).not.toMatch(/npm (ci|install)/);
+    // Each run: line works as CI runs it (a shell, Node 24 on PATH, nothing installed), here with
+    // the default prefix: the lines name no --prefix, so under another prefix they find no lock.
+    const plain = gitRepo();
+    await install(plain, ['--yes']);
+    const lines = parse(read(plain, '.github/workflows/gateline-render-check.yml')).jobs['render-check'].steps as { run?: string }[];
+    for (const run of lines.flatMap((s) => s.run ?? [])) {
+      const ci = spawnSync('sh', ['-c', run], { cwd: plain, encoding: 'utf8', env: CLEAN_ENV });
+      expect(ci.status, `${run}\n${ci.stderr}`).toBe(0);
+    }
   });
 
   it('--adapter selects runners; an unknown one is refused with the list', async () => {

@@ -155,7 +155,7 @@ describe('create-gateline looks before it asks', () => {
     const run = await install(dir, ['--yes', '--git-init', '--package-script', '--gitignore']);
     expect(run.code, run.stderr).toBe(0);
     expect(read(dir, 'package.json')).toBe(
-      '{\n    "name": "app",\n    "scripts": {\n        "gateline": "node .gateline/core/src/main.ts"\n    }\n}\n',
+      '{\n    "name": "app",\n    "scripts": {\n        "gateline": "node .gateline/core/src/gateline.mjs"\n    }\n}\n',
     );
     expect(read(dir, '.gitignore')).toBe('node_modules\n# gateline\n/.gateline/runs/\n');
     expect(run.stdout).toContain('  package.json');

@@ -8,6 +8,8 @@ if (major < 24) {
   );
   process.exitCode = 1;
 } else {
+  // Before any other module loads, so a second run starts from Node's compile cache.
+  (await import('node:module')).enableCompileCache();
   const { run } = await import('../init/cli.ts');
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `gateline` command in a host. render and validate run the vendored core's own CLI (found
-// through the lock), so a local render is exactly CI's `node <prefix>/core/src/main.ts render
+// through the lock), so a local render is exactly CI's `node <prefix>/core/src/gateline.mjs render
 // --check`. doctor and up are installer side: they use npm dependencies the core must not.
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,8 +54,6 @@ async function dispatch(argv: string[], io: Io): Promise<number> {
     const { runDoctor } = await import('../probe/doctor-cli.ts');
     return runDoctor(argv.slice(1), { ...io, signal });
   }
-  const { enableCompileCache } = await import('node:module');
-  enableCompileCache();
   if (command === 'up') {
     const signal = interruptible();
     const { run } = await import('../up/cli.ts');
@@ -111,5 +109,8 @@ if (major < 24) {
   process.stderr.write(`gateline: needs Node 24 or later; this is ${process.version}. Install Node 24 (for example: nvm install 24).\n`);
   process.exitCode = 1;
 } else {
+  // First, before any other module loads: later runs start from Node's compile cache (the
+  // vendored core's .ts included), as with src/gateline.mjs.
+  (await import('node:module')).enableCompileCache();
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -209,7 +209,7 @@ function addOverlayStubs(draft: Draft, stage: string, adapters: string[], packag
 
 function addPackageScript(draft: Draft): void {
   const text = readHostFile(draft.root, 'package.json')?.toString('utf8');
-  if (text !== undefined) draft.desired.set('package.json', { content: withScript(text, `node ${draft.prefix}/core/src/main.ts`) });
+  if (text !== undefined) draft.desired.set('package.json', { content: withScript(text, `node ${draft.prefix}/core/src/gateline.mjs`) });
 }
 
 function addGitignoreLines(draft: Draft): void {

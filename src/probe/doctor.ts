@@ -121,7 +121,8 @@ function workflowFinding(root: string, prefix: string, packageRoot: string): Fin
   const text = readFileSync(join(root, file), 'utf8');
   if (text === template(packageRoot, 'gateline-render-check.yml', { prefix }))
     return { id: 'workflow', ok: true, message: `${file} is as installed` };
-  const still = text.includes(`${prefix}/core/src/main.ts render --check`);
+  // A workflow from before gateline.mjs (main.ts) still runs the check.
+  const still = ['gateline.mjs', 'main.ts'].some((entry) => text.includes(`${prefix}/core/src/${entry} render --check`));
   return {
     id: 'workflow',
     ok: false,

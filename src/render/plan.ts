@@ -30,20 +30,52 @@ export interface Plan {
 
 /** Plans every file of every selected adapter × role without touching the disk. */
 export function planRender(ctx: Context): Plan {
-  const problems: Problem[] = [];
-  const manifests = adaptersOf(ctx, problems);
-  const inputs = inputsOf(ctx, problems);
+  const files: PlannedFile[] = [];
+  const rest = planEach(ctx, (file, place) => {
+    files[place] = file;
+  });
+  return { files: files.filter(Boolean), ...rest };
+}
+
+/**
+ * Plans file by file: each planned file is handed to `visit` at once with its place in the plan's
+ * order (adapter by adapter, each manifest's roles in turn), so a caller compares it and lets its
+ * content go. The walk goes role by role, every adapter of a role before the next role, so a role
+ * spec is read once and dropped once its files are planned: memory does not grow with the
+ * number of roles. Problems are reported in the plan's order all the same. After the first
+ * problem the rest is still planned, to report every problem, but no longer handed on.
+ */
+export function planEach(ctx: Context, visit: (file: PlannedFile, place: number) => void): Omit<Plan, 'files'> {
+  const head: Problem[] = [];
+  const manifests = adaptersOf(ctx, head);
+  const sink = { problems: head };
+  const inputs = inputsOf(ctx, sink);
   const owners = new Map<string, string>();
   const checked = new Set<string>();
-  const files: PlannedFile[] = [];
+  const byRole = new Map<string, { manifest: Manifest; place: number }[]>();
+  let places = 0;
   for (const manifest of manifests) {
     if (!selected(ctx, manifest)) continue;
     for (const role of manifest.roles) {
-      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems, checked });
-      if (file) files.push(file);
+      const uses = byRole.get(role) ?? [];
+      byRole.set(role, uses);
+      uses.push({ manifest, place: places++ });
     }
   }
-  return { files, manifests, overlays: inputs.overlays(), problems };
+  const found = new Map<number, Problem[]>();
+  let failed = head.length > 0;
+  for (const [role, uses] of byRole) {
+    for (const { manifest, place } of uses) {
+      sink.problems = [];
+      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems: sink.problems, checked });
+      if (sink.problems.length) found.set(place, sink.problems);
+      failed ||= sink.problems.length > 0;
+      if (file && !failed) visit(file, place);
+    }
+    inputs.forget(role);
+  }
+  const problems = [...head, ...[...found.keys()].sort((a, b) => a - b).flatMap((place) => found.get(place) ?? [])];
+  return { manifests, overlays: inputs.overlays(), problems };
 }
 
 const selected = (ctx: Context, manifest: Manifest) => !ctx.selected || ctx.selected.includes(manifest.adapter);
@@ -76,16 +108,16 @@ function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
   return manifests;
 }
 
-/** Role specs and overlays, each read once however many adapters use it. */
-function inputsOf(ctx: Context, problems: Problem[]) {
+/** Role specs and overlays, each read once however many adapters use it; problems go to the sink's current list. */
+function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   const roles = new Map<string, Role | undefined>();
   const overlays = new Map<string, Overlay>();
   return {
     role(name: string): Role | undefined {
       if (!roles.has(name)) {
         const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`));
-        problems.push(...outside);
-        roles.set(name, outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, problems));
+        sink.problems.push(...outside);
+        roles.set(name, outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, sink.problems));
       }
       return roles.get(name);
     },
@@ -93,14 +125,16 @@ function inputsOf(ctx: Context, problems: Problem[]) {
       const file = `${ctx.prefix}/overlays/${name}.md`;
       if (!overlays.has(file)) {
         const outside = rules.inputsStayInside(ctx.root, file);
-        problems.push(...outside);
+        sink.problems.push(...outside);
         overlays.set(
           file,
-          outside.length ? { file, present: true, empty: false, splice: '' } : readOverlay(join(ctx.root, file), file, problems),
+          outside.length ? { file, present: true, empty: false, splice: '' } : readOverlay(join(ctx.root, file), file, sink.problems),
         );
       }
       return overlays.get(file) as Overlay;
     },
+    /** A role whose files are all planned: its spec is not needed again. */
+    forget: (name: string) => roles.delete(name),
     overlays: () => [...overlays.values()],
   };
 }

@@ -2,8 +2,8 @@ import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import type { Manifest } from './manifest.ts';
 import type { Overlay } from './overlay.ts';
-import { planRender } from './plan.ts';
-import { compareWithDisk, type FileState } from './state.ts';
+import { planEach } from './plan.ts';
+import { diskComparer, type FileState } from './state.ts';
 import { applyStates } from './write.ts';
 
 export interface RenderResult {
@@ -22,11 +22,14 @@ export interface RenderResult {
 /**
  * `gateline render [--check]`, and the one way every caller (validate, the installer's preflight,
  * gateline up) compares a plan with the disk. Everything is planned and checked first; with any
- * problem nothing is written. `check` compares only and never writes.
+ * problem nothing is written. `check` compares only and never writes. Each file is compared as
+ * soon as it is planned; only what a non-fresh file needs later (its content to write, or a
+ * short diff to report) is kept.
  */
 export function renderAll(ctx: Context, { check = false } = {}): RenderResult {
-  const plan = planRender(ctx);
-  const compared = plan.problems.length ? { states: [], problems: [] } : compareWithDisk(ctx.root, plan);
+  const disk = diskComparer(ctx.root, check ? 'diff' : 'next');
+  const plan = planEach(ctx, disk.compare);
+  const compared = plan.problems.length ? { states: [], problems: [] } : disk.finish(plan.manifests);
   const problems = [...plan.problems, ...compared.problems];
   const base = { problems, overlays: plan.overlays, manifests: plan.manifests, written: [] as string[], removed: [] as string[] };
   if (problems.length) return { ...base, ok: false, states: [] };

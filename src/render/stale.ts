@@ -1,5 +1,4 @@
 import { paint, type Stream } from '../shared/report.ts';
-import { shortDiff } from './diff.ts';
 import type { FileState } from './state.ts';
 
 const WHAT: Record<Exclude<FileState['status'], 'fresh'>, string> = {
@@ -14,7 +13,7 @@ export function staleLines(states: FileState[], stream: Stream): string[] {
   for (const state of states) {
     if (state.status === 'fresh') continue;
     out.push(`${paint('red', `${state.path}:`, stream)} ${WHAT[state.status]}`);
-    for (const line of shortDiff(state.current ?? '', state.next ?? '')) {
+    for (const line of state.diff ?? []) {
       const color = line.startsWith('-') ? 'red' : line.startsWith('+') ? 'green' : 'dim';
       out.push(`    ${paint(color, line, stream)}`);
     }

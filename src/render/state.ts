@@ -2,8 +2,10 @@ import { type Dirent, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
+import { shortDiff } from './diff.ts';
 import { isRendered, renderedRole } from './header.ts';
-import type { Plan } from './plan.ts';
+import type { Manifest } from './manifest.ts';
+import type { PlannedFile } from './plan.ts';
 import { rules } from './rules.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
@@ -11,23 +13,29 @@ export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
 export interface FileState {
   path: string;
   status: Status;
-  /** What is on disk now (stale or orphan). */
-  current?: string;
-  /** What should be there (missing or stale). */
+  /** What should be there, kept only to be written (render, missing or stale). */
   next?: string;
+  /** A short diff of the disk against the plan, kept only for the report (check, not fresh). */
+  diff?: string[];
   adapter: string;
   role?: string;
 }
 
 /**
- * Compares a plan with the disk: each planned file is fresh, missing or stale; a file in an
- * adapter's output folder that matches its pattern and carries the RENDERED header but is not
- * planned is an orphan. A planned path held by a file without the header is a problem: it was
- * written by hand and gateline never overwrites it. Each output folder is listed once.
+ * Compares a plan with the disk, one planned file at a time (`compare`), then finds the orphans
+ * (`finish`): each planned file is fresh, missing or stale; a file in an adapter's output folder
+ * that matches its pattern and carries the RENDERED header but is not planned is an orphan. A
+ * planned path held by a file without the header is a problem: it was written by hand and
+ * gateline never overwrites it. Each output folder is listed once. A state keeps the content to
+ * write (`keep: 'next'`) or a short diff to report (`keep: 'diff'`), and a fresh one neither, so
+ * a check holds one file's content at a time.
  */
-export function compareWithDisk(root: string, plan: Plan): { states: FileState[]; problems: Problem[] } {
-  const problems: Problem[] = [];
+export function diskComparer(root: string, keep: 'next' | 'diff') {
+  // Files come in any order, each with its place in the plan; states and problems are reported in
+  // the plan's order.
   const states: FileState[] = [];
+  const found = new Map<number, Problem[]>();
+  let problems: Problem[] = [];
   const listings = new Map<string, Map<string, Dirent>>();
   const listing = (dir: string) => {
     let entries = listings.get(dir);
@@ -49,47 +57,65 @@ export function compareWithDisk(root: string, plan: Plan): { states: FileState[]
     }
     return entries;
   };
+  const kept = (current: string, next: string) => (keep === 'next' ? { next } : { diff: shortDiff(current, next) });
 
-  const planned = new Set<string>();
-  for (const file of plan.files) {
-    planned.add(file.path);
+  function compare(file: PlannedFile, place: number): void {
+    problems = [];
+    // Filled up to `place` first: an array written far past its end turns slow (sparse).
+    while (states.length <= place) states.push(undefined as unknown as FileState);
+    compareOne(file, place);
+    if (problems.length) found.set(place, problems);
+  }
+
+  function compareOne(file: PlannedFile, place: number): void {
     const slash = file.path.lastIndexOf('/');
-    const entry = listing(file.path.slice(0, slash)).get(file.path.slice(slash + 1));
-    const base = { path: file.path, adapter: file.adapter, role: file.role, next: file.content };
+    const entries = listing(file.path.slice(0, slash));
+    const name = file.path.slice(slash + 1);
+    const entry = entries.get(name);
+    // A planned name leaves the listing: what is left at the end is the orphan candidates.
+    entries.delete(name);
+    const base = { path: file.path, adapter: file.adapter, role: file.role };
     if (!entry) {
-      states.push({ ...base, status: 'missing' });
-      continue;
+      states[place] = { ...base, status: 'missing', ...kept('', file.content) };
+      return;
     }
     const notRegular = rules.regularFilesOnly(file.path, entry);
     problems.push(...notRegular);
-    if (notRegular.length) continue;
+    if (notRegular.length) return;
     const current = readFileSync(join(root, file.path), 'utf8');
     if (current === file.content) {
-      states.push({ ...base, status: 'fresh' });
-      continue;
+      states[place] = { ...base, status: 'fresh' };
+      return;
     }
     const handWritten = rules.handWrittenStays(file.path, isRendered(current));
     problems.push(...handWritten);
-    if (!handWritten.length) states.push({ ...base, status: 'stale', current });
+    if (!handWritten.length) states[place] = { ...base, status: 'stale', ...kept(current, file.content) };
   }
 
-  const seen = new Set<string>();
-  // Unselected adapters' folders are scanned too: their files are orphans once deselected.
-  for (const manifest of plan.manifests) {
-    const pattern = filenamePattern(manifest.filename);
-    const entries = [...listing(manifest.outputDir).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      const path = `${manifest.outputDir}/${entry.name}`;
-      if (planned.has(path) || seen.has(path) || !entry.isFile() || !pattern.test(entry.name)) continue;
-      seen.add(path);
-      const current = readFileSync(join(root, path), 'utf8');
-      // Only a file rendered for this very name is an orphan: a rendered file copied to a new name
-      // (security-reviewer.md from reviewer.md) keeps its header but is somebody's new work.
-      if (renderedRole(current) === pattern.exec(entry.name)?.[1])
-        states.push({ path, status: 'orphan', current, adapter: manifest.adapter });
+  function finish(manifests: Manifest[]): { states: FileState[]; problems: Problem[] } {
+    problems = [];
+    const ordered = states.filter(Boolean);
+    const seen = new Set<string>();
+    // Unselected adapters' folders are scanned too: their files are orphans once deselected.
+    for (const manifest of manifests) {
+      const pattern = filenamePattern(manifest.filename);
+      const entries = [...listing(manifest.outputDir).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const entry of entries) {
+        const path = `${manifest.outputDir}/${entry.name}`;
+        if (seen.has(path) || !entry.isFile() || !pattern.test(entry.name)) continue;
+        seen.add(path);
+        const current = readFileSync(join(root, path), 'utf8');
+        // Only a file rendered for this very name is an orphan: a rendered file copied to a new name
+        // (security-reviewer.md from reviewer.md) keeps its header but is somebody's new work.
+        if (renderedRole(current) === pattern.exec(entry.name)?.[1])
+          ordered.push({ path, status: 'orphan', adapter: manifest.adapter, ...(keep === 'diff' ? kept(current, '') : {}) });
+      }
     }
+    const earlier = [...found.keys()].sort((a, b) => a - b).flatMap((place) => found.get(place) ?? []);
+    return { states: ordered, problems: [...earlier, ...problems] };
   }
-  return { states, problems };
+
+  return { compare, finish };
 }
 
 /** `{role}.agent.md` -> /^[a-z][a-z0-9-]*\.agent\.md$/ */

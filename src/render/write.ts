@@ -5,18 +5,24 @@ import type { FileState } from './state.ts';
 /**
  * Brings the disk in line with the compared plan: writes missing and stale files (each through a
  * temp file and a rename, so no reader ever sees half a file) and removes orphans.
- * Fresh files are not touched, so their mtimes stay.
+ * Fresh files are not touched, so their mtimes stay. Each folder is made once, not per file, and
+ * a written file's content is let go at once.
  */
 export function applyStates(root: string, states: FileState[]): { written: string[]; removed: string[] } {
   const written: string[] = [];
   const removed: string[] = [];
+  const folders = new Set<string>();
   for (const state of states) {
     const abs = join(root, state.path);
     if (state.status === 'orphan') {
       unlinkSync(abs);
       removed.push(state.path);
     } else if (state.status !== 'fresh' && state.next !== undefined) {
+      const folder = dirname(abs);
+      if (!folders.has(folder)) mkdirSync(folder, { recursive: true });
+      folders.add(folder);
       writeAtomic(abs, state.next);
+      delete state.next;
       written.push(state.path);
     }
   }
@@ -24,11 +30,11 @@ export function applyStates(root: string, states: FileState[]): { written: strin
 }
 
 /**
- * Writes `abs` through a temp file in the same folder and a rename: a reader, or a process killed
- * half-way, sees the old file or the new one, never a cut one. `mode` is set before the rename.
+ * Writes `abs` into an existing folder through a temp file and a rename: a reader, or a process
+ * killed half-way, sees the old file or the new one, never a cut one. `mode` is set before the
+ * rename.
  */
 export function writeAtomic(abs: string, content: string | Uint8Array, mode?: number): void {
-  mkdirSync(dirname(abs), { recursive: true });
   // An unpredictable name, created exclusively: a link planted at a guessable temp name is never
   // written through (the 'wx' open fails instead).
   const tmp = join(dirname(abs), `.${basename(abs)}.${globalThis.crypto.randomUUID()}.tmp`);
