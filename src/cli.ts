@@ -65,7 +65,7 @@ export function main(argv: string[], io: Io): number {
     if (values.check && command !== 'render') throw new UsageError('--check belongs to render (validate always checks)');
 
     const ctx = locate(values.root ? resolve(io.cwd, values.root) : io.cwd, values.prefix);
-    const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'main.ts'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
+    const fix = `${io.invokedAs ?? `node ${relative(io.cwd, join(import.meta.dirname, 'gateline.mjs'))}`} render${values.root ? ` --root ${values.root}` : ''}${values.prefix ? ` --prefix ${values.prefix}` : ''}`;
     const base = { command, mode: ctx.mode, root: ctx.root };
 
     if (command === 'validate') {

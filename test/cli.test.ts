@@ -90,7 +90,7 @@ describe('render --check', () => {
     expect(run.stderr).toMatch(/-tools: Read, Grep, Glob, Bash, Edit\n\s+\+tools: Read, Grep, Glob, Bash\n/);
     expect(run.stderr).toMatch(/\.gemini\/agents\/planner\.md: missing/);
     expect(run.stderr).toMatch(/\.opencode\/agents\/old\.md: orphan/);
-    expect(run.stderr).toMatch(/3 files out of date\. Fix: node .*src\/main\.ts render/);
+    expect(run.stderr).toMatch(/3 files out of date\. Fix: node .*src\/gateline\.mjs render/);
     expect(snapshot(dir)).toEqual(before);
     expect(gateline(['render'], dir).code).toBe(0);
     expect(gateline(['render', '--check'], dir).code).toBe(0);

@@ -155,7 +155,7 @@ describe('create-gateline looks before it asks', () => {
     const run = await install(dir, ['--yes', '--git-init', '--package-script', '--gitignore']);
     expect(run.code, run.stderr).toBe(0);
     expect(read(dir, 'package.json')).toBe(
-      '{\n    "name": "app",\n    "scripts": {\n        "gateline": "node .gateline/core/src/main.ts"\n    }\n}\n',
+      '{\n    "name": "app",\n    "scripts": {\n        "gateline": "node .gateline/core/src/gateline.mjs"\n    }\n}\n',
     );
     expect(read(dir, '.gitignore')).toBe('node_modules\n# gateline\n/.gateline/runs/\n');
     expect(run.stdout).toContain('  package.json');
@@ -236,7 +236,7 @@ describe('gateline doctor', () => {
     chmodSync(hook, 0o644);
     expect(await failing(dir, env)).toEqual([expect.objectContaining({ id: 'hook', fix: 'chmod +x .git/hooks/pre-commit' })]);
     writeFileSync(hook, '#!/bin/sh\necho hi\n', { mode: 0o755 });
-    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/hook\.mjs validate`/);
+    expect((await failing(dir, env))[0]?.message).toMatch(/does not run `node \.gateline\/core\/src\/gateline\.mjs validate`/);
     rmSync(hook);
     expect((await failing(dir, env))[0]).toMatchObject({
       id: 'hook',

@@ -292,10 +292,20 @@ function report(session: Session, answers: Answers, fixes: Set<Fix>, plan: Insta
   );
   for (const path of written) out(`  ${path}`);
   for (const n of plan.notes) out(`Note: ${n}`);
-  out(
-    `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
-  );
+  out(nextSteps(answers.prefix, plan.version));
   if (session.interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, session.flags.from, fixes)}`);
+}
+
+/**
+ * What to run next. Every command works in the host offline: render and validate through the
+ * vendored core's plain-JavaScript entry; doctor lives in this package, pinned to its version,
+ * which npx fetches once and then finds in its cache.
+ */
+export function nextSteps(prefix: string, version: string): string {
+  return [
+    `\nNext: write your policy into ${prefix}/overlays/*.md, run \`node ${prefix}/core/src/gateline.mjs render\`, and commit.`,
+    `Check this repository and its runners any time: npx -p create-gateline@${version} gateline doctor`,
+  ].join('\n');
 }
 
 /** The user said no at a prompt: nothing was written, exit 0. */

@@ -99,7 +99,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
 
     const lock = addCore(draft, stage, previous, { version: source.version, source: source.source, adapters });
     addOverlayStubs(draft, stage, adapters, packageRoot);
-    if (options.packageScript) addPackageScript(draft);
+    addPackageScript(draft, options.packageScript ?? false);
     if (options.gitignore) addGitignoreLines(draft);
     addWorkflow(draft, packageRoot);
     const hook = await addHook(draft, options.hook, packageRoot);
@@ -196,9 +196,19 @@ function addOverlayStubs(draft: Draft, stage: string, adapters: string[], packag
   }
 }
 
-function addPackageScript(draft: Draft): void {
+/** The `gateline` script: the plain-JavaScript entry, which says "needs Node 24" on an older Node. */
+const scriptCommand = (prefix: string) => `node ${prefix}/core/src/gateline.mjs`;
+
+function addPackageScript(draft: Draft, add: boolean): void {
   const text = readHostFile(draft.root, 'package.json')?.toString('utf8');
-  if (text !== undefined) draft.desired.set('package.json', { content: withScript(text, `node ${draft.prefix}/core/src/main.ts`) });
+  if (text === undefined) return;
+  // Earlier versions wrote the .ts entry, which crashes with a stack on an old Node: refreshed in place.
+  const old = JSON.stringify(`node ${draft.prefix}/core/src/main.ts`);
+  if (text.includes(`"gateline": ${old}`))
+    draft.desired.set('package.json', {
+      content: text.replace(`"gateline": ${old}`, `"gateline": ${JSON.stringify(scriptCommand(draft.prefix))}`),
+    });
+  else if (add) draft.desired.set('package.json', { content: withScript(text, scriptCommand(draft.prefix)) });
 }
 
 function addGitignoreLines(draft: Draft): void {

@@ -114,7 +114,7 @@ export function probe(seen: Inspected): Probe {
             id: 'package-script',
             ok: false,
             message: 'a Node project without a gateline script in package.json',
-            fix: 'add "gateline": "node .gateline/core/src/main.ts" to its scripts (create-gateline can: --package-script)',
+            fix: 'add "gateline": "node .gateline/core/src/gateline.mjs" to its scripts (create-gateline can: --package-script)',
             autofix: 'package-script',
           },
     );

@@ -99,7 +99,7 @@ export function assertFresh(ws: Workspace): void {
   const stale = states.filter((s) => s.status === 'missing' || s.status === 'stale');
   const found = [...problems, ...stale.map((s) => ({ file: s.path, message: `is ${s.status}` }))];
   if (found.length) {
-    const fix = ws.ctx.mode === 'host' ? 'npx gateline render' : 'node src/main.ts render';
+    const fix = ws.ctx.mode === 'host' ? `node ${ws.ctx.coreDisplay}/src/gateline.mjs render` : 'node src/main.ts render';
     throw new FrameworkError([
       ...found,
       { file: 'gateline up', message: `the agent files are not fresh: run gateline render first (${fix})` },

@@ -5,10 +5,10 @@ import type { FileState } from '../render/state.ts';
 import { hashTree, integrityOf } from '../shared/integrity.ts';
 import type { Problem } from '../shared/problem.ts';
 
-const FIX_RENDER = 'run gateline render';
-
 /** `gateline validate`: every problem with the host or checkout, collected, none fatal on its own. */
 export function validate(ctx: Context): { problems: Problem[]; states: FileState[] } {
+  // In a host the command is the vendored core's own entry: there is no `gateline` on PATH.
+  const FIX_RENDER = `run ${ctx.mode === 'host' ? `node ${ctx.coreDisplay}/src/gateline.mjs render` : 'gateline render'}`;
   const problems: Problem[] = [];
   if (ctx.lock) problems.push(...checkCore(ctx));
   const result = renderAll(ctx, { check: true });
