@@ -97,3 +97,67 @@ describe('overlay stubs (issue 13 item 7)', () => {
     }
   });
 });
+
+describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6)", () => {
+  const PRE_COMMIT = [
+    '# checks run by pre-commit',
+    'repos:',
+    '  - repo: https://github.com/pre-commit/mirrors-prettier',
+    '    rev: v3.1.0',
+    '    hooks:',
+    '      - id: prettier',
+    '        types_or: [markdown, yaml, json]',
+    "        args: ['--prose-wrap=always']",
+    '  # more hooks go here',
+    'default_stages: [ pre-commit ]',
+    '',
+  ].join('\n');
+
+  it('pre-commit: the local hook is appended to repos; every other line stays as written, re-runs change nothing', async () => {
+    const dir = gitRepo({ '.pre-commit-config.yaml': PRE_COMMIT });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const text = read(dir, '.pre-commit-config.yaml');
+    const ours = [
+      '  - repo: local',
+      '    hooks:',
+      '      - id: gateline-validate',
+      '        name: gateline validate',
+      '        entry: node .gateline/core/src/gateline.mjs validate',
+      '        language: system',
+      '        pass_filenames: false',
+      '        always_run: true',
+    ];
+    const lines = PRE_COMMIT.split('\n');
+    expect(text).toContain([...lines.slice(0, 8), ...ours].join('\n'));
+    expect(text.replace(`${ours.join('\n')}\n`, '')).toBe(PRE_COMMIT);
+    const again = await install(dir, ['--yes']);
+    expect(again.code).toBe(0);
+    expect(read(dir, '.pre-commit-config.yaml')).toBe(text);
+  });
+
+  it('pre-commit: an outdated gateline hook is refreshed where it is, the lines around it kept', async () => {
+    const old = `${PRE_COMMIT}  - repo: local\n    hooks:\n      - id: gateline-validate\n        entry: node old/path validate   # mine\n        language: system\n      - id: other\n        entry: [make, lint]\n        language: system\n`;
+    const dir = gitRepo({ '.pre-commit-config.yaml': old.replace('default_stages: [ pre-commit ]\n', '') });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const text = read(dir, '.pre-commit-config.yaml');
+    expect(text).toContain('        types_or: [markdown, yaml, json]\n');
+    expect(text).toContain(
+      '      - id: gateline-validate\n        name: gateline validate\n        entry: node .gateline/core/src/gateline.mjs validate\n',
+    );
+    expect(text).toContain('      - id: other\n        entry: [make, lint]\n        language: system\n');
+    expect(text).not.toContain('old/path');
+  });
+
+  it('lefthook: the command is added under pre-commit.commands; flow mappings and other lines stay as written', async () => {
+    const lefthook =
+      'pre-commit:\n  parallel: true\n  commands:\n    lint:\n      tags: [frontend, style]\n      glob: "*.{js,ts}"\n      run: npx eslint {staged_files}\npre-push:\n  commands: { test: { run: npm test } }\n';
+    const dir = gitRepo({ 'lefthook.yml': lefthook });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const text = read(dir, 'lefthook.yml');
+    expect(text).toBe(
+      lefthook.replace('pre-push:', '    gateline-validate:\n      run: node .gateline/core/src/gateline.mjs validate\npre-push:'),
+    );
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    expect(read(dir, 'lefthook.yml')).toBe(text);
+  });
+});
