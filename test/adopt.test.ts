@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLEAN_ENV, gitRepo, install, read } from './helpers.ts';
+import { parse } from 'yaml';
+import { CLEAN_ENV, git, gitRepo, install, REPO, read } from './helpers.ts';
 
 // Adopting gateline in a repository shaped like the ones users have: every command gateline
 // prints or writes into the host works there, offline, and says "needs Node 24" on an old Node.
@@ -129,7 +130,8 @@ describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6
     ];
     const lines = PRE_COMMIT.split('\n');
     expect(text).toContain([...lines.slice(0, 8), ...ours].join('\n'));
-    expect(text.replace(`${ours.join('\n')}\n`, '')).toBe(PRE_COMMIT);
+    // Besides the hook, only the top-level exclude that keeps the framework's hooks off gateline's files.
+    expect(text.replace(`${ours.join('\n')}\n`, '').replace(/^exclude: .*\n/m, '')).toBe(PRE_COMMIT);
     const again = await install(dir, ['--yes']);
     expect(again.code).toBe(0);
     expect(read(dir, '.pre-commit-config.yaml')).toBe(text);
@@ -159,5 +161,89 @@ describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6
     );
     expect((await install(dir, ['--yes'])).code).toBe(0);
     expect(read(dir, 'lefthook.yml')).toBe(text);
+  });
+});
+
+describe("the repository's formatters leave gateline's files alone (issue 13 item 2)", () => {
+  const BIN = join(REPO, 'node_modules', '.bin');
+  const PYTHON_PRE_COMMIT =
+    'repos:\n  - repo: https://github.com/pre-commit/mirrors-prettier\n    rev: v3.1.0\n    hooks:\n      - id: prettier\n        types_or: [markdown, yaml, json]\n';
+  const changed = (dir: string) =>
+    git(dir, 'status', '--porcelain')
+      .split('\n')
+      .filter((l) => /^.M/.test(l));
+
+  it('a Python project whose pre-commit runs prettier: ignore entries, an exclude, linguist-generated; real prettier then changes nothing', async () => {
+    const dir = gitRepo({ '.pre-commit-config.yaml': PYTHON_PRE_COMMIT, 'app.py': 'x = 1\n' });
+    const run = await install(dir, ['--yes']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(read(dir, '.prettierignore')).toMatch(/^\/\.gateline\/$/m);
+    expect(read(dir, '.prettierignore')).toMatch(/^\/\.claude\/agents\/reviewer\.md$/m);
+    expect(read(dir, '.gitattributes')).toMatch(/^\/\.claude\/agents\/reviewer\.md linguist-generated$/m);
+    const config = read(dir, '.pre-commit-config.yaml');
+    expect(config.startsWith(PYTHON_PRE_COMMIT)).toBe(true); // the user's lines, byte for byte
+    const exclude = new RegExp((parse(config) as { exclude: string }).exclude);
+    for (const path of [
+      '.gateline/core/src/cli.ts',
+      '.gateline/framework-lock.json',
+      '.claude/agents/reviewer.md',
+      '.github/workflows/gateline-render-check.yml',
+    ])
+      expect(exclude.test(path), path).toBe(true);
+    for (const path of ['app.py', 'docs/x.md', '.claude/agents/mine.md']) expect(exclude.test(path), path).toBe(false);
+
+    git(dir, 'add', '-A');
+    // As a user runs it, and as pre-commit and lint-staged run it: with the staged files named.
+    const staged = git(dir, 'diff', '--cached', '--name-only').split('\n');
+    for (const args of [
+      ['--write', '.'],
+      ['--write', '--ignore-unknown', ...staged],
+    ]) {
+      const prettier = spawnSync(join(BIN, 'prettier'), args, { cwd: dir, encoding: 'utf8' });
+      expect(prettier.status, prettier.stderr).toBe(0);
+    }
+    expect(changed(dir)).toEqual([]);
+    expect(sh('node .gateline/core/src/gateline.mjs validate', dir).code).toBe(0);
+    // A re-run refreshes its blocks without duplicating them.
+    expect((await install(dir, ['--yes'])).stdout).toMatch(/up to date: nothing to change/);
+  });
+
+  it('without the ignore entries prettier rewrites the agents, and validate says they look reformatted by a tool', async () => {
+    const dir = gitRepo({ '.pre-commit-config.yaml': PYTHON_PRE_COMMIT });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const agents = ['.claude/agents/reviewer.md', '.github/agents/planner.agent.md'];
+    const prettier = spawnSync(join(BIN, 'prettier'), ['--write', '--ignore-path=', ...agents], { cwd: dir, encoding: 'utf8' });
+    expect(prettier.status, prettier.stderr).toBe(0);
+    const validate = sh('node .gateline/core/src/gateline.mjs validate', dir);
+    expect(validate.code).toBe(1);
+    for (const path of agents) expect(validate.stderr).toContain(`${path}: this looks reformatted by a tool`);
+    expect(validate.stderr).not.toContain('is stale');
+  });
+
+  it('Biome: excludes added to biome.json keep real biome off the core and the agents (it would break their frontmatter)', async () => {
+    const dir = gitRepo({
+      'package.json': '{ "name": "lib", "private": true }\n',
+      'biome.json': '{}\n',
+      'index.ts': 'export const a = {b:1}\n',
+    });
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    git(dir, 'add', '-A');
+    const biome = spawnSync(join(BIN, 'biome'), ['format', '--write', '.'], { cwd: dir, encoding: 'utf8' });
+    expect(biome.status, biome.stderr).toBe(0);
+    expect(JSON.parse(read(dir, 'biome.json')).files.includes).toEqual(
+      expect.arrayContaining(['**', '!.gateline/**', '!.claude/agents/reviewer.md']),
+    );
+    // The host's own files are formatted (biome.json too, in Biome's layout); gateline's are not.
+    expect(changed(dir).map((l) => l.slice(3))).toEqual(['biome.json', 'index.ts', 'package.json']);
+    expect(sh('node .gateline/core/src/gateline.mjs validate', dir).code).toBe(0);
+  });
+
+  it("markdownlint gets an ignore file; ESLint's flat config, which has none, gets a note with the line to add", async () => {
+    const dir = gitRepo({ '.markdownlint.json': '{}\n', 'eslint.config.js': 'export default [];\n' });
+    const run = await install(dir, ['--yes']);
+    expect(run.code).toBe(0);
+    expect(read(dir, '.markdownlintignore')).toMatch(/^\/\.gateline\/$/m);
+    expect(run.stdout).toContain("add { ignores: ['.gateline/'] } to your eslint.config");
+    expect(existsSync(join(dir, '.prettierignore'))).toBe(false); // no prettier here: nothing written for it
   });
 });

@@ -8,6 +8,7 @@ import type { HookStyle } from '../host/hook-style.ts';
 import { type FileChange, HookError, type HookPlan, planHook } from '../host/hooks.ts';
 import { gitignoreLines, WORKFLOW } from '../host/layout.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
+import { protections } from '../host/protect.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
 import { renderAll } from '../render/render.ts';
@@ -106,7 +107,12 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
 
     refuseLinksOut(draft);
     refuseConflicts(draft);
-    const renders = preflightRender(draft, stage, lock, adapters);
+    const states = preflightRender(draft, stage, lock, adapters);
+    const renders = states.filter((s) => s.status !== 'fresh');
+    const rendered = states.filter((s) => s.status !== 'orphan').map((s) => s.path);
+    const guard = protections(root, (path) => desiredText(draft, path), prefix, [...rendered, WORKFLOW].sort());
+    for (const change of guard.changes) draft.desired.set(change.path, { content: change.content });
+    refuseLinksOut(draft);
     const { kind, needsConfirmation } = compareVersions(previous?.version, source.version, lockProblems);
     return {
       options,
@@ -119,7 +125,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
       writes: changedFiles(draft),
       removes: draft.removes,
       renders,
-      notes: hook.notes,
+      notes: [...hook.notes, ...guard.notes],
       source,
       stage,
     };
@@ -259,7 +265,7 @@ function refuseConflicts(draft: Draft): void {
   );
 }
 
-/** The first render, checked with the staged core and the host's overlays: the files it will change. */
+/** The first render, checked with the staged core and the host's overlays: every file it plans, with its status. */
 function preflightRender(draft: Draft, stage: string, lock: Lock, adapters: string[]): FileState[] {
   const { root, prefix } = draft;
   const preflight = renderAll(
@@ -268,7 +274,13 @@ function preflightRender(draft: Draft, stage: string, lock: Lock, adapters: stri
   );
   const problems = [...draft.problems, ...preflight.problems];
   if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
-  return preflight.states.filter((s) => s.status !== 'fresh');
+  return preflight.states;
+}
+
+/** A file's text as the install will leave it: what it wants written, else what is on disk. */
+function desiredText(draft: Draft, path: string): string | undefined {
+  const want = draft.desired.get(path);
+  return want ? want.content.toString() : readHostFile(draft.root, path)?.toString('utf8');
 }
 
 /** The wanted files whose bytes or mode differ from the disk: what the install writes. */

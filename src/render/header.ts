@@ -24,7 +24,10 @@ export function renderedRole(text: string): string | undefined {
   if (text.startsWith('# ')) line = text.slice(0, text.indexOf('\n'));
   else if (text.startsWith('---\n')) {
     const close = text.indexOf('\n---\n', 3);
-    if (close >= 0) line = text.slice(close + 5, text.indexOf('\n', close + 5));
+    // Blank lines before the header are a formatter's (prettier adds one): the file is still ours.
+    let at = close + 5;
+    while (text[at] === '\n') at++;
+    if (close >= 0) line = text.slice(at, text.indexOf('\n', at));
   }
   return line === undefined ? undefined : HEADER.exec(line)?.[1];
 }

@@ -4,6 +4,7 @@ import { rules } from '../render/rules.ts';
 import type { FileState } from '../render/state.ts';
 import { hashTree, integrityOf } from '../shared/integrity.ts';
 import type { Problem } from '../shared/problem.ts';
+import { looksReformatted } from './reformatted.ts';
 
 /** `gateline validate`: every problem with the host or checkout, collected, none fatal on its own. */
 export function validate(ctx: Context): { problems: Problem[]; states: FileState[] } {
@@ -16,7 +17,12 @@ export function validate(ctx: Context): { problems: Problem[]; states: FileState
   problems.push(...rules.overlaysInPlace(result.overlays));
   for (const state of result.states) {
     if (state.status === 'missing') problems.push({ file: state.path, message: `is not rendered yet: ${FIX_RENDER}` });
-    if (state.status === 'stale')
+    if (state.status === 'stale' && looksReformatted(state.current, state.next))
+      problems.push({
+        file: state.path,
+        message: `this looks reformatted by a tool: keep your formatters and linters off it (create-gateline writes their ignore entries), then ${FIX_RENDER}`,
+      });
+    else if (state.status === 'stale')
       problems.push({ file: state.path, message: `is stale (its role spec, manifest or overlays changed): ${FIX_RENDER}` });
     if (state.status === 'orphan')
       problems.push({ file: state.path, message: `is an orphan (its role is no longer rendered): ${FIX_RENDER} to remove it` });
