@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -13,7 +14,7 @@ import { Interrupted, UsageError } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
-import { type Answers, ask, cancelled, confirm, intro, note, outro, type PromptIo } from './prompts.ts';
+import { type Answers, ask, askDir, cancelled, confirm, intro, note, outro, type PromptIo } from './prompts.ts';
 import { readVersion } from './vendor.ts';
 
 export interface CliIo {
@@ -92,6 +93,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     const session = start(flags, io, packageRoot);
+    // The directory comes first: "What I found" describes the folder the user chose.
+    if (session.interactive) intro(session.prompt);
+    if (session.interactive && flags.dir === undefined) {
+      const dir = await askDir(io.cwd, session.prompt);
+      if (dir === undefined) return cancel(session);
+      flags.dir = dir;
+    }
     const found = await survey(session);
     const answers = await choose(session, found);
     if (!answers) return cancel(session);
@@ -163,7 +171,6 @@ async function survey(session: Session): Promise<Probe> {
   const found = await look(session, flags.dir ?? '.', flags.prefix ?? DEFAULT_PREFIX);
   const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
   if (interactive) {
-    intro(prompt);
     note(summary, 'What I found', prompt);
   } else session.out(summary);
   return found;
@@ -216,6 +223,10 @@ async function install(session: Session, answers: Answers, fixes: Set<Fix>): Pro
     session.out('--dry-run: would run git init first; nothing was written.');
     return 0;
   }
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new InstallError(
+      `${root} ${existsSync(root) ? 'is not a folder' : 'does not exist'}: create it first (mkdir), or pass an existing directory`,
+    );
   const madeGit = fixes.has('git-init');
   if (madeGit) await gitInit(root);
   try {
