@@ -226,8 +226,12 @@ describe('gateline doctor', () => {
     const { dir, home } = await healthy();
     const env = envWith(fakeRunners({ claude: '2.0.1 (Claude Code)', gemini: '0.61.0' }), { HOME: home, CODEX_HOME: join(home, '.codex') });
     const bad = await failing(dir, env);
-    expect(bad.map((f) => f.id)).toEqual(['runner:claude-code', 'runner:codex']);
+    // A runner missing here is said, not failed: its agents are rendered for whoever uses it.
+    expect(bad.map((f) => f.id)).toEqual(['runner:claude-code']);
     expect(bad[0]?.fix).toBe('upgrade it: npm install -g @anthropic-ai/claude-code@2.1.332');
+    const all = await findings(dir, env);
+    expect(all.find((f) => f.id === 'runner:codex')).toMatchObject({ ok: true, message: expect.stringMatching(/not on PATH on this machine/) });
+    expect(all.map((f) => f.id)).not.toContain('codex-trust');
   });
 
   it('the hook: missing, not executable, not calling validate', async () => {

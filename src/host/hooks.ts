@@ -3,9 +3,10 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { execa } from 'execa';
 import { type Document, parse, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
-import { dependsOn, detectHookStyle, type HookStyle } from './hook-style.ts';
+import { detectHookStyle, type HookStyle } from './hook-style.ts';
 import { HUSKY_HOOK, lefthookFile, PRE_COMMIT_CONFIG } from './layout.ts';
 import { MANAGED_MARK, template } from './templates.ts';
+import { unwired } from './wired.ts';
 import { spliceAppend, spliceReplace, spliceSet } from './yaml-splice.ts';
 
 // The pre-commit hook gateline adds to a host, in whichever hook manager it uses. The hook
@@ -61,8 +62,8 @@ export async function planHook(root: string, style: HookStyle, prefix: string, p
     const unpaired = text.includes(begin) && !text.includes(end, text.indexOf(begin));
     if (unpaired) plan.conflicts.push(path);
     plan.changes.push({ path, content: withBlock(unpaired ? text.replace(`${begin}\n`, '') : text, block) });
-    if (!dependsOn(root, 'husky'))
-      plan.notes.push('husky is not in package.json: install it (npm i -D husky && npx husky init) so .husky/pre-commit runs');
+    const wiring = await unwired(root, 'husky');
+    if (wiring) plan.notes.push(`${wiring.problem}: ${wiring.fix}`);
   } else if (chosen === 'lefthook') {
     const path = lefthookFile(root);
     const wanted = snippet('lefthook.yml') as Record<string, unknown>;
@@ -75,7 +76,8 @@ export async function planHook(root: string, style: HookStyle, prefix: string, p
         (text) => leaves(wanted).reduce<string | undefined>((t, [at, value]) => t && spliceSet(t, parseDocument(t), at, value), text),
       ),
     });
-    plan.notes.push('run `npx lefthook install` once if lefthook has not installed its git hooks yet');
+    const wiring = await unwired(root, 'lefthook');
+    if (wiring) plan.notes.push(`${wiring.problem}: run ${wiring.fix}`);
   } else if (chosen === 'pre-commit') {
     const path = PRE_COMMIT_CONFIG;
     const local = (snippet('pre-commit-config.yaml') as { repos: [LocalRepo] }).repos[0];
@@ -88,7 +90,8 @@ export async function planHook(root: string, style: HookStyle, prefix: string, p
         (text, doc) => splicePreCommitHook(text, doc, local),
       ),
     });
-    plan.notes.push('run `pre-commit install` once if the pre-commit framework has not installed its git hook yet');
+    const wiring = await unwired(root, 'pre-commit');
+    if (wiring) plan.notes.push(`${wiring.problem}: run ${wiring.fix}`);
   }
   return plan;
 }
