@@ -309,3 +309,40 @@ describe('doctor right after an install (issue 13 items 3, 4, 10)', () => {
     expect((await install(dir, ['--yes'])).stdout).not.toMatch(/pre-commit install/);
   });
 });
+
+describe('smaller points (issue 13 item 11)', () => {
+  it('the summary marks what this run fixes, problems and progress differently, and folds the core in the list of files', async () => {
+    const dir = gitRepo({ 'package.json': '{ "name": "lib", "version": "1.0.0" }\n' });
+    const run = await install(dir, ['--yes', '--gitignore']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^~ \.gitignore lacks .* \(fixing it: --gitignore\)$/m);
+    expect(run.stdout).toMatch(/^! a Node project without a gateline script/m);
+    expect(run.stdout).toMatch(/^> vendoring gateline/m);
+    expect(run.stdout).not.toMatch(/^- /m);
+    expect(run.stdout).toMatch(/^ {2}\.gateline\/core\/ \(\d+ file\(s\) of the vendored core\)$/m);
+    expect(run.stdout).not.toContain('  .gateline/core/src/cli.ts');
+    // npm would publish .gateline/ and the agents: said, since a new .npmignore would stop npm reading .gitignore.
+    expect(run.stdout).toMatch(/package\.json has no "files" list, so npm pack would publish \.gateline\//);
+    expect(existsSync(join(dir, '.npmignore'))).toBe(false);
+  });
+
+  it('the workflow runs on pushes to every branch, not only main', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes'])).code).toBe(0);
+    const on = (parse(read(dir, '.github/workflows/gateline-render-check.yml')) as { on: Record<string, unknown> }).on;
+    expect(on).toEqual({ push: null, pull_request: null });
+  });
+
+  it('an emptied overlay: validate names it, with one line for the renders it made stale instead of one per file', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes', '--hook', 'none'])).code).toBe(0);
+    writeFileSync(join(dir, '.gateline/overlays/_all.md'), 'Run make check.\n');
+    expect(sh('node .gateline/core/src/gateline.mjs render', dir).code).toBe(0);
+    writeFileSync(join(dir, '.gateline/overlays/_all.md'), '');
+    const validate = sh('node .gateline/core/src/gateline.mjs validate', dir);
+    expect(validate.code).toBe(1);
+    expect(validate.stderr).toMatch(/\.gateline\/overlays\/_all\.md: .*empty/);
+    expect(validate.stderr).toMatch(/and 15 rendered file\(s\) differ from it: restore the overlay/);
+    expect(validate.stderr).not.toContain('is stale');
+  });
+});

@@ -230,7 +230,10 @@ describe('gateline doctor', () => {
     expect(bad.map((f) => f.id)).toEqual(['runner:claude-code']);
     expect(bad[0]?.fix).toBe('upgrade it: npm install -g @anthropic-ai/claude-code@2.1.332');
     const all = await findings(dir, env);
-    expect(all.find((f) => f.id === 'runner:codex')).toMatchObject({ ok: true, message: expect.stringMatching(/not on PATH on this machine/) });
+    expect(all.find((f) => f.id === 'runner:codex')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/not on PATH on this machine/),
+    });
     expect(all.map((f) => f.id)).not.toContain('codex-trust');
   });
 

@@ -115,6 +115,16 @@ export function protections(
       );
     else changes.push({ path, content: edited });
   }
+  // npm publishes what .npmignore (else .gitignore) does not exclude: a new .npmignore would stop it
+  // reading .gitignore, so only an existing one gets entries; otherwise a note.
+  const pkg = parseJson(current('package.json'));
+  if (pkg && pkg.private !== true && !Array.isArray(pkg.files)) {
+    if (current('.npmignore') !== undefined) block('.npmignore', paths);
+    else
+      notes.push(
+        `package.json has no "files" list, so npm pack would publish ${prefix}/ and the agent files: add a "files" list (or an .npmignore)`,
+      );
+  }
   block('.gitattributes', [...written.map((p) => `/${p} linguist-generated`), `/${prefix}/core/** linguist-vendored`]);
   const preCommit = current(PRE_COMMIT_CONFIG);
   if (preCommit !== undefined) {
@@ -178,6 +188,15 @@ function withBlock(text: string, lines: string[]): string {
   if (start >= 0 && stop >= 0) return `${text.slice(0, start)}${block}${text.slice(stop + END.length).replace(/^\n/, '')}`;
   const base = text === '' || text.endsWith('\n') ? text : `${text}\n`;
   return `${base}${block}`;
+}
+
+function parseJson(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text ?? '');
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function read(root: string, path: string): string | undefined {

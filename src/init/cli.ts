@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from '../host/hook-style.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
-import { type Fix, inspect, type Probe, probe, type RunnerFacts, runnerCommands } from '../probe/probe.ts';
+import { type Finding, type Fix, inspect, type Probe, probe, type RunnerFacts, runnerCommands } from '../probe/probe.ts';
 import { DEFAULT_PREFIX } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { boundary } from '../shared/boundary.ts';
@@ -169,7 +169,13 @@ function start(flags: Flags, io: CliIo, packageRoot: string): Session {
 async function survey(session: Session): Promise<Probe> {
   const { flags, interactive, prompt } = session;
   const found = await look(session, flags.dir ?? '.', flags.prefix ?? DEFAULT_PREFIX);
-  const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
+  // `+` fine, `!` a problem, `~` a problem this run's flags fix; progress lines later start with `>`.
+  const fixing = (f: Finding) => f.autofix !== undefined && flags[f.autofix] === true;
+  const summary = found.findings
+    .map((f) =>
+      f.ok ? `+ ${f.message}` : fixing(f) ? `~ ${f.message} (fixing it: --${f.autofix})` : `! ${f.message}${f.fix ? `\n    ${f.fix}` : ''}`,
+    )
+    .join('\n');
   if (interactive) {
     note(summary, 'What I found', prompt);
   } else session.out(summary);
@@ -208,7 +214,10 @@ async function consent(session: Session, answers: Answers, found: Probe): Promis
   // The survey looked at the directory of the flags; another one chosen at the prompt is looked at again.
   const same = resolve(io.cwd, answers.dir) === resolve(io.cwd, flags.dir ?? '.');
   const fixable = same ? found : await look(session, answers.dir, answers.prefix);
-  return agree(fixable.findings, {
+  // Asked once, at the first install: a re-run does not ask again what the user already answered.
+  const installed = existsSync(join(resolve(io.cwd, answers.dir), answers.prefix, LOCK_FILE));
+  const findings = installed ? fixable.findings.filter((f) => f.autofix !== 'gitignore' || flags.gitignore) : fixable.findings;
+  return agree(findings, {
     interactive: session.interactive,
     prompt: session.prompt,
     flags: { 'git-init': flags['git-init'], 'package-script': flags['package-script'], gitignore: flags.gitignore },
@@ -234,7 +243,7 @@ async function install(session: Session, answers: Answers, fixes: Set<Fix>): Pro
     if (!(await approve(session, answers, plan))) return 0;
     const written = await applyInstall(plan, {
       signal: session.io.signal,
-      onStep: session.interactive ? undefined : (s) => session.out(`- ${s}`),
+      onStep: session.interactive ? undefined : (s) => session.out(`> ${s}`),
     });
     report(session, answers, fixes, plan, written);
     return 0;
@@ -269,7 +278,8 @@ async function approve(session: Session, answers: Answers, plan: InstallPlan): P
   const { flags, interactive, prompt, out } = session;
   if (plan.needsConfirmation && !flags.force) {
     if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
-    if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt))) return stop(session, plan);
+    // A downgrade or major upgrade is a step to take on purpose: Enter alone says no.
+    if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt, false))) return stop(session, plan);
   }
   if (isNoop(plan)) {
     cleanup(plan);
@@ -301,7 +311,10 @@ function report(session: Session, answers: Answers, fixes: Set<Fix>, plan: Insta
   out(
     `\n${moved ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${where(answers)}. Files written:`,
   );
-  for (const path of written) out(`  ${path}`);
+  const core = `${answers.prefix}/core/`;
+  const coreCount = written.filter((p) => p.startsWith(core)).length;
+  if (coreCount) out(`  ${core} (${coreCount} file(s) of the vendored core)`);
+  for (const path of written.filter((p) => !p.startsWith(core))) out(`  ${path}`);
   for (const n of plan.notes) out(`Note: ${n}`);
   out(nextSteps(answers.prefix, plan.version));
   if (session.interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, session.flags.from, fixes)}`);

@@ -87,8 +87,8 @@ export function intro(io: PromptIo): void {
   p.intro('create-gateline', io);
 }
 
-export async function confirm(message: string, io: PromptIo): Promise<boolean> {
-  const answer = await p.confirm({ message, initialValue: true, ...io });
+export async function confirm(message: string, io: PromptIo, initialValue = true): Promise<boolean> {
+  const answer = await p.confirm({ message, initialValue, ...io });
   return answer === true;
 }
 

@@ -14,8 +14,17 @@ export function validate(ctx: Context): { problems: Problem[]; states: FileState
   if (ctx.lock) problems.push(...checkCore(ctx));
   const result = renderAll(ctx, { check: true });
   problems.push(...result.problems);
-  problems.push(...rules.overlaysInPlace(result.overlays));
+  const misplaced = rules.overlaysInPlace(result.overlays);
+  problems.push(...misplaced);
+  // An emptied or deleted overlay makes every render it fed stale: one line says so, the overlay is the fix.
+  const stale = result.states.filter((s) => s.status === 'stale' && !looksReformatted(s.current, s.next));
+  if (misplaced.length && stale.length)
+    problems.push({
+      file: misplaced[0]?.file ?? '',
+      message: `and ${stale.length} rendered file(s) differ from it: restore the overlay (or write your policy into it), then ${FIX_RENDER}`,
+    });
   for (const state of result.states) {
+    if (misplaced.length && stale.includes(state)) continue;
     if (state.status === 'missing') problems.push({ file: state.path, message: `is not rendered yet: ${FIX_RENDER}` });
     if (state.status === 'stale' && looksReformatted(state.current, state.next))
       problems.push({
