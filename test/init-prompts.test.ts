@@ -146,8 +146,10 @@ describe('create-gateline prompts', () => {
     expect((await install(dir, ['--yes', '--adapter', 'opencode'])).code).toBe(0);
     const t = terminal(dir);
     const done = run([], t.io);
-    await acceptDefaults(t, 'n');
+    for (const prompt of [PROMPTS.dir, PROMPTS.adapters, PROMPTS.prefix, PROMPTS.hook]) await t.answer(prompt, ENTER);
     expect(await done, t.stderr()).toBe(0);
+    // The .gitignore question was for the first install: a re-run does not ask it again (issue 13 item 11).
+    expect(t.screen()).not.toContain(PROMPTS.gitignore);
     expect(t.screen()).toMatch(/already installed .* nothing to change/);
     expect(lockAdapters(dir)).toEqual(['opencode']);
     expect(existsSync(join(dir, '.claude'))).toBe(false);

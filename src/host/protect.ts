@@ -173,11 +173,11 @@ export function withExclude(text: string, prefix: string, written: string[]): st
   return spliceSet(text, doc, ['exclude'], excludeRegex(prefix, written));
 }
 
-const escape = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const excludeHead = (prefix: string) => `^(?:${escape(`${prefix}/`)}`;
+const escapeRegex = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const excludeHead = (prefix: string) => `^(?:${escapeRegex(`${prefix}/`)}`;
 
 function excludeRegex(prefix: string, written: string[]): string {
-  return `${excludeHead(prefix)}${written.map((p) => `|${escape(p)}$`).join('')})`;
+  return `${excludeHead(prefix)}${written.map((p) => `|${escapeRegex(p)}$`).join('')})`;
 }
 
 /** Adds (or refreshes) gateline's block in a line-based file, leaving the other lines alone. */
