@@ -131,7 +131,7 @@ describe('create-gateline looks before it asks', () => {
     const run = await install(dir, ['--yes'], { env: envWith(bin) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\+ claude 2\.1\.332/);
-    expect(run.stdout).toMatch(/- gemini \(gemini-cli\) is not on PATH\n\s+install it: npm install -g @google\/gemini-cli@0\.61\.0/);
+    expect(run.stdout).toMatch(/! gemini \(gemini-cli\) is not on PATH\n\s+install it: npm install -g @google\/gemini-cli@0\.61\.0/);
     expect(JSON.parse(read(dir, '.gateline/framework-lock.json')).adapters).toEqual(['claude-code', 'opencode']);
   });
 
@@ -146,7 +146,7 @@ describe('create-gateline looks before it asks', () => {
     const before = snapshot(dir);
     const run = await install(dir, ['--yes']);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/- not a git repository\n\s+run git init \(create-gateline can do it: --git-init\)/);
+    expect(run.stdout).toMatch(/! not a git repository\n\s+run git init \(create-gateline can do it: --git-init\)/);
     expect(snapshot(dir)).toEqual(before);
   });
 

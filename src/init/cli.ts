@@ -312,9 +312,11 @@ function report(session: Session, answers: Answers, fixes: Set<Fix>, plan: Insta
     `\n${moved ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${where(answers)}. Files written:`,
   );
   const core = `${answers.prefix}/core/`;
+  // The core's many files fold into one line; a few (a repair, an upgrade's changes) are named.
   const coreCount = written.filter((p) => p.startsWith(core)).length;
-  if (coreCount) out(`  ${core} (${coreCount} file(s) of the vendored core)`);
-  for (const path of written.filter((p) => !p.startsWith(core))) out(`  ${path}`);
+  const fold = coreCount > 5;
+  if (fold) out(`  ${core} (${coreCount} file(s) of the vendored core)`);
+  for (const path of written.filter((p) => !fold || !p.startsWith(core))) out(`  ${path}`);
   for (const n of plan.notes) out(`Note: ${n}`);
   out(nextSteps(answers.prefix, plan.version));
   if (session.interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, session.flags.from, fixes)}`);
