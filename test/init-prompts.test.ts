@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
@@ -146,8 +146,10 @@ describe('create-gateline prompts', () => {
     expect((await install(dir, ['--yes', '--adapter', 'opencode'])).code).toBe(0);
     const t = terminal(dir);
     const done = run([], t.io);
-    await acceptDefaults(t, 'n');
+    for (const prompt of [PROMPTS.dir, PROMPTS.adapters, PROMPTS.prefix, PROMPTS.hook]) await t.answer(prompt, ENTER);
     expect(await done, t.stderr()).toBe(0);
+    // The .gitignore question was for the first install: a re-run does not ask it again (issue 13 item 11).
+    expect(t.screen()).not.toContain(PROMPTS.gitignore);
     expect(t.screen()).toMatch(/already installed .* nothing to change/);
     expect(lockAdapters(dir)).toEqual(['opencode']);
     expect(existsSync(join(dir, '.claude'))).toBe(false);
@@ -157,9 +159,9 @@ describe('create-gateline prompts', () => {
     const dir = testdir({ 'notes.txt': 'x\n' });
     const t = terminal(dir);
     const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ENTER);
     await t.waitFor('What I found');
     await t.waitFor('not a git repository');
-    await t.answer(PROMPTS.dir, ENTER);
     await t.answer(PROMPTS.adapters, ENTER);
     await t.answer(PROMPTS.prefix, ENTER);
     await t.answer(PROMPTS.hook, ENTER);
@@ -277,5 +279,35 @@ describe('create-gateline prompts', () => {
       expect(t.screen()).not.toContain('To repeat this without prompts');
       expect(existsSync(join(dir, '.gateline/framework-lock.json'))).toBe(true);
     });
+  });
+});
+
+describe('the repository folder (issue 13 item 5)', () => {
+  it('the prompt refuses a folder that does not exist, and "What I found" describes the folder typed', async () => {
+    const dir = testdir(); // the current folder is not a repository, sub is
+    const sub = gitRepo({ 'notes.txt': 'x\n' });
+    renameSync(sub, join(dir, 'sub'));
+    const t = terminal(dir);
+    const done = run([], t.io);
+    await t.answer(PROMPTS.dir, ...'nosuchdir', ENTER);
+    await t.waitFor('does not exist: create it first');
+    for (let i = 0; i < 'nosuchdir'.length; i++) t.input.write('\x7f');
+    t.input.write('sub');
+    t.input.write(ENTER);
+    await t.waitFor('What I found');
+    await t.waitFor('+ a git repository');
+    await t.answer(PROMPTS.adapters, CTRL_C);
+    expect(await done).toBe(0);
+    expect(t.screen()).not.toContain('not a git repository');
+    expect(readdirSync(join(dir, 'sub')).sort()).toEqual(['.git', 'notes.txt']);
+  });
+
+  it('a directory that does not exist, with --git-init: a clear error, exit 1, no "internal error"', async () => {
+    const dir = testdir();
+    const run1 = await install(dir, ['nosuchdir', '--yes', '--git-init']);
+    expect(run1.code).toBe(1);
+    expect(run1.stderr).toMatch(/nosuchdir does not exist: create it first/);
+    expect(run1.stderr).not.toMatch(/internal error|bug|\n\s+at /);
+    expect(existsSync(join(dir, 'nosuchdir'))).toBe(false);
   });
 });

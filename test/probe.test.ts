@@ -131,7 +131,7 @@ describe('create-gateline looks before it asks', () => {
     const run = await install(dir, ['--yes'], { env: envWith(bin) });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/\+ claude 2\.1\.332/);
-    expect(run.stdout).toMatch(/- gemini \(gemini-cli\) is not on PATH\n\s+install it: npm install -g @google\/gemini-cli@0\.61\.0/);
+    expect(run.stdout).toMatch(/! gemini \(gemini-cli\) is not on PATH\n\s+install it: npm install -g @google\/gemini-cli@0\.61\.0/);
     expect(JSON.parse(read(dir, '.gateline/framework-lock.json')).adapters).toEqual(['claude-code', 'opencode']);
   });
 
@@ -146,7 +146,7 @@ describe('create-gateline looks before it asks', () => {
     const before = snapshot(dir);
     const run = await install(dir, ['--yes']);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/- not a git repository\n\s+run git init \(create-gateline can do it: --git-init\)/);
+    expect(run.stdout).toMatch(/! not a git repository\n\s+run git init \(create-gateline can do it: --git-init\)/);
     expect(snapshot(dir)).toEqual(before);
   });
 
@@ -239,8 +239,15 @@ describe('gateline doctor', () => {
     const { dir, home } = await healthy();
     const env = envWith(fakeRunners({ claude: '2.0.1 (Claude Code)', gemini: '0.61.0' }), { HOME: home, CODEX_HOME: join(home, '.codex') });
     const bad = await failing(dir, env);
-    expect(bad.map((f) => f.id)).toEqual(['runner:claude-code', 'runner:codex']);
+    // A runner missing here is said, not failed: its agents are rendered for whoever uses it.
+    expect(bad.map((f) => f.id)).toEqual(['runner:claude-code']);
     expect(bad[0]?.fix).toBe('upgrade it: npm install -g @anthropic-ai/claude-code@2.1.332');
+    const all = await findings(dir, env);
+    expect(all.find((f) => f.id === 'runner:codex')).toMatchObject({
+      ok: true,
+      message: expect.stringMatching(/not on PATH on this machine/),
+    });
+    expect(all.map((f) => f.id)).not.toContain('codex-trust');
   });
 
   it('the hook: missing, not executable, not calling validate', async () => {

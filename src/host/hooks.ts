@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { execa } from 'execa';
 import { type Document, parse, parseDocument, YAMLMap, YAMLSeq } from 'yaml';
-import { dependsOn, detectHookStyle, type HookStyle } from './hook-style.ts';
+import { detectHookStyle, type HookStyle } from './hook-style.ts';
 import { HUSKY_HOOK, lefthookFile, PRE_COMMIT_CONFIG } from './layout.ts';
 import { MANAGED_MARK, template } from './templates.ts';
+import { unwired } from './wired.ts';
+import { spliceAppend, spliceReplace, spliceSet } from './yaml-splice.ts';
 
 // The pre-commit hook gateline adds to a host, in whichever hook manager it uses. The hook
 // bodies are templates/hooks/*; this module decides where they go and merges them in.
@@ -59,18 +62,36 @@ export async function planHook(root: string, style: HookStyle, prefix: string, p
     const unpaired = text.includes(begin) && !text.includes(end, text.indexOf(begin));
     if (unpaired) plan.conflicts.push(path);
     plan.changes.push({ path, content: withBlock(unpaired ? text.replace(`${begin}\n`, '') : text, block) });
-    if (!dependsOn(root, 'husky'))
-      plan.notes.push('husky is not in package.json: install it (npm i -D husky && npx husky init) so .husky/pre-commit runs');
+    const wiring = await unwired(root, 'husky');
+    if (wiring) plan.notes.push(`${wiring.problem}: ${wiring.fix}`);
   } else if (chosen === 'lefthook') {
     const path = lefthookFile(root);
     const wanted = snippet('lefthook.yml') as Record<string, unknown>;
-    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => setLeaves(doc, wanted)) });
-    plan.notes.push('run `npx lefthook install` once if lefthook has not installed its git hooks yet');
+    plan.changes.push({
+      path,
+      content: editYaml(
+        path,
+        current(path) ?? '',
+        (doc) => setLeaves(doc, wanted),
+        (text) => leaves(wanted).reduce<string | undefined>((t, [at, value]) => t && spliceSet(t, parseDocument(t), at, value), text),
+      ),
+    });
+    const wiring = await unwired(root, 'lefthook');
+    if (wiring) plan.notes.push(`${wiring.problem}: run ${wiring.fix}`);
   } else if (chosen === 'pre-commit') {
     const path = PRE_COMMIT_CONFIG;
     const local = (snippet('pre-commit-config.yaml') as { repos: [LocalRepo] }).repos[0];
-    plan.changes.push({ path, content: editYaml(path, current(path) ?? '', (doc) => withPreCommitHook(doc, local)) });
-    plan.notes.push('run `pre-commit install` once if the pre-commit framework has not installed its git hook yet');
+    plan.changes.push({
+      path,
+      content: editYaml(
+        path,
+        current(path) ?? '',
+        (doc) => withPreCommitHook(doc, local),
+        (text, doc) => splicePreCommitHook(text, doc, local),
+      ),
+    });
+    const wiring = await unwired(root, 'pre-commit');
+    if (wiring) plan.notes.push(`${wiring.problem}: run ${wiring.fix}`);
   }
   return plan;
 }
@@ -93,13 +114,27 @@ function withBlock(text: string, block: string): string {
   return `${base}${block}`;
 }
 
-/** Edits a YAML config in place (comments kept); a file it cannot edit is a HookError naming it. */
-function editYaml(path: string, text: string, change: (doc: Document) => void): string {
+/**
+ * Edits a YAML config in place; a file it cannot edit is a HookError naming it. The text edit
+ * (`splice`) keeps every other line byte for byte; it is used only when it parses to exactly what
+ * `change` makes of the parsed document, else the document itself is written (comments kept).
+ */
+export function editYaml(
+  path: string,
+  text: string,
+  change: (doc: Document) => void,
+  splice: (text: string, doc: Document) => string | undefined,
+): string {
   try {
     const doc = parseDocument(text);
     if (doc.errors.length) throw doc.errors[0];
     if (doc.contents !== null && !(doc.contents instanceof YAMLMap)) throw new Error('the top level is not a mapping');
+    const spliced = splice(text, doc);
     change(doc);
+    if (spliced !== undefined) {
+      const again = parseDocument(spliced);
+      if (!again.errors.length && isDeepStrictEqual(again.toJS(), doc.toJS())) return spliced;
+    }
     return doc.toString();
   } catch (error) {
     throw new HookError(
@@ -115,6 +150,15 @@ function setLeaves(doc: Document, value: Record<string, unknown>, path: string[]
       setLeaves(doc, child as Record<string, unknown>, [...path, key]);
     else doc.setIn([...path, key], child);
   }
+}
+
+/** Every scalar of `value` with its path. */
+function leaves(value: Record<string, unknown>, path: string[] = []): [string[], unknown][] {
+  return Object.entries(value).flatMap(([key, child]) =>
+    child !== null && typeof child === 'object' && !Array.isArray(child)
+      ? leaves(child as Record<string, unknown>, [...path, key])
+      : [[[...path, key], child] as [string[], unknown]],
+  );
 }
 
 interface LocalRepo {
@@ -138,6 +182,20 @@ function withPreCommitHook(doc: Document, local: LocalRepo): void {
     }
   }
   repos.add(doc.createNode(local));
+}
+
+/** `withPreCommitHook` as a text edit: the hook replaced where it is, else the local repo appended to `repos`. */
+function splicePreCommitHook(text: string, doc: Document, local: LocalRepo): string | undefined {
+  const repos = doc.get('repos', true);
+  if (repos === undefined) return spliceSet(text, doc, ['repos'], [local]);
+  if (!(repos instanceof YAMLSeq)) return undefined;
+  for (const repo of repos.items) {
+    const hooks = repo instanceof YAMLMap ? repo.get('hooks', true) : undefined;
+    if (!(hooks instanceof YAMLSeq)) continue;
+    const found = hooks.items.find((h) => h instanceof YAMLMap && h.get('id') === local.hooks[0].id);
+    if (found) return spliceReplace(text, found as YAMLMap, local.hooks[0]);
+  }
+  return spliceAppend(text, repos, local);
 }
 
 /**

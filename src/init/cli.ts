@@ -1,10 +1,11 @@
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from '../host/hook-style.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
-import { type Fix, inspect, type Probe, probe, type RunnerFacts, runnerCommands } from '../probe/probe.ts';
+import { type Finding, type Fix, inspect, type Probe, probe, type RunnerFacts, runnerCommands } from '../probe/probe.ts';
 import { DEFAULT_PREFIX } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { boundary } from '../shared/boundary.ts';
@@ -13,7 +14,7 @@ import { Interrupted, UsageError } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
 import { agree, gitInit, undoGitInit } from './fixes.ts';
 import { applyInstall, cleanup, type InstallPlan, isNoop, planInstall } from './install.ts';
-import { type Answers, ask, cancelled, confirm, intro, note, outro, type PromptIo } from './prompts.ts';
+import { type Answers, ask, askDir, cancelled, confirm, intro, note, outro, type PromptIo } from './prompts.ts';
 import { readVersion } from './vendor.ts';
 
 export interface CliIo {
@@ -92,6 +93,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     const session = start(flags, io, packageRoot);
+    // The directory comes first: "What I found" describes the folder the user chose.
+    if (session.interactive) intro(session.prompt);
+    if (session.interactive && flags.dir === undefined) {
+      const dir = await askDir(io.cwd, session.prompt);
+      if (dir === undefined) return cancel(session);
+      flags.dir = dir;
+    }
     const found = await survey(session);
     const answers = await choose(session, found);
     if (!answers) return cancel(session);
@@ -161,9 +169,14 @@ function start(flags: Flags, io: CliIo, packageRoot: string): Session {
 async function survey(session: Session): Promise<Probe> {
   const { flags, interactive, prompt } = session;
   const found = await look(session, flags.dir ?? '.', flags.prefix ?? DEFAULT_PREFIX);
-  const summary = found.findings.map((f) => `${f.ok ? '+' : '-'} ${f.message}${f.ok || !f.fix ? '' : `\n    ${f.fix}`}`).join('\n');
+  // `+` fine, `!` a problem, `~` a problem this run's flags fix; progress lines later start with `>`.
+  const fixing = (f: Finding) => f.autofix !== undefined && flags[f.autofix] === true;
+  const summary = found.findings
+    .map((f) =>
+      f.ok ? `+ ${f.message}` : fixing(f) ? `~ ${f.message} (fixing it: --${f.autofix})` : `! ${f.message}${f.fix ? `\n    ${f.fix}` : ''}`,
+    )
+    .join('\n');
   if (interactive) {
-    intro(prompt);
     note(summary, 'What I found', prompt);
   } else session.out(summary);
   return found;
@@ -201,7 +214,10 @@ async function consent(session: Session, answers: Answers, found: Probe): Promis
   // The survey looked at the directory of the flags; another one chosen at the prompt is looked at again.
   const same = resolve(io.cwd, answers.dir) === resolve(io.cwd, flags.dir ?? '.');
   const fixable = same ? found : await look(session, answers.dir, answers.prefix);
-  return agree(fixable.findings, {
+  // Asked once, at the first install: a re-run does not ask again what the user already answered.
+  const installed = existsSync(join(resolve(io.cwd, answers.dir), answers.prefix, LOCK_FILE));
+  const findings = installed ? fixable.findings.filter((f) => f.autofix !== 'gitignore' || flags.gitignore) : fixable.findings;
+  return agree(findings, {
     interactive: session.interactive,
     prompt: session.prompt,
     flags: { 'git-init': flags['git-init'], 'package-script': flags['package-script'], gitignore: flags.gitignore },
@@ -216,6 +232,10 @@ async function install(session: Session, answers: Answers, fixes: Set<Fix>): Pro
     session.out('--dry-run: would run git init first; nothing was written.');
     return 0;
   }
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    throw new InstallError(
+      `${root} ${existsSync(root) ? 'is not a folder' : 'does not exist'}: create it first (mkdir), or pass an existing directory`,
+    );
   const madeGit = fixes.has('git-init');
   if (madeGit) await gitInit(root);
   try {
@@ -223,7 +243,7 @@ async function install(session: Session, answers: Answers, fixes: Set<Fix>): Pro
     if (!(await approve(session, answers, plan))) return 0;
     const written = await applyInstall(plan, {
       signal: session.io.signal,
-      onStep: session.interactive ? undefined : (s) => session.out(`- ${s}`),
+      onStep: session.interactive ? undefined : (s) => session.out(`> ${s}`),
     });
     report(session, answers, fixes, plan, written);
     return 0;
@@ -258,7 +278,8 @@ async function approve(session: Session, answers: Answers, plan: InstallPlan): P
   const { flags, interactive, prompt, out } = session;
   if (plan.needsConfirmation && !flags.force) {
     if (!interactive) throw new InstallError(`${plan.needsConfirmation}. Re-run with --force to go ahead.`);
-    if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt))) return stop(session, plan);
+    // A downgrade or major upgrade is a step to take on purpose: Enter alone says no.
+    if (!(await confirm(`${plan.needsConfirmation}. Go ahead?`, prompt, false))) return stop(session, plan);
   }
   if (isNoop(plan)) {
     cleanup(plan);
@@ -290,12 +311,27 @@ function report(session: Session, answers: Answers, fixes: Set<Fix>, plan: Insta
   out(
     `\n${moved ? `Moved gateline ${plan.fromVersion} -> ${plan.version}` : `Installed gateline ${plan.version}`} in ${where(answers)}. Files written:`,
   );
-  for (const path of written) out(`  ${path}`);
+  const core = `${answers.prefix}/core/`;
+  // The core's many files fold into one line; a few (a repair, an upgrade's changes) are named.
+  const coreCount = written.filter((p) => p.startsWith(core)).length;
+  const fold = coreCount > 5;
+  if (fold) out(`  ${core} (${coreCount} file(s) of the vendored core)`);
+  for (const path of written.filter((p) => !fold || !p.startsWith(core))) out(`  ${path}`);
   for (const n of plan.notes) out(`Note: ${n}`);
-  out(
-    `\nNext: write your policy into ${answers.prefix}/overlays/*.md, run \`npx gateline render\` (or node ${answers.prefix}/core/src/main.ts render), and commit.`,
-  );
+  out(nextSteps(answers.prefix, plan.version));
   if (session.interactive) out(`\nTo repeat this without prompts:\n  ${repeatCommand(answers, session.flags.from, fixes)}`);
+}
+
+/**
+ * What to run next. Every command works in the host offline: render and validate through the
+ * vendored core's plain-JavaScript entry; doctor lives in this package, pinned to its version,
+ * which npx fetches once and then finds in its cache.
+ */
+export function nextSteps(prefix: string, version: string): string {
+  return [
+    `\nNext: write your policy into ${prefix}/overlays/*.md, run \`node ${prefix}/core/src/gateline.mjs render\`, and commit.`,
+    `Check this repository and its runners any time: npx -p create-gateline@${version} gateline doctor`,
+  ].join('\n');
 }
 
 /** The user said no at a prompt: nothing was written, exit 0. */

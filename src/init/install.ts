@@ -8,11 +8,10 @@ import type { HookStyle } from '../host/hook-style.ts';
 import { type FileChange, HookError, type HookPlan, planHook } from '../host/hooks.ts';
 import { gitignoreLines, WORKFLOW } from '../host/layout.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
+import { protections } from '../host/protect.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
 import { renderAll } from '../render/render.ts';
-import { rules } from '../render/rules.ts';
-import { discoveryFolders } from '../render/runner-view.ts';
 import type { FileState } from '../render/state.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
@@ -95,21 +94,25 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
   const stage = mkdtempSync(join(tmpdir(), 'gateline-stage-'));
   try {
     vendorCore(source.dir, stage);
-    refusePrefixInDiscovery(prefix, stage);
     const adapters = chooseAdapters(stage, options.adapters ?? previous?.adapters);
     const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
     const draft: Draft = { root, prefix, force: options.force, desired: new Map(), conflicts: [], removes: [], problems: [] };
 
     const lock = addCore(draft, stage, previous, { version: source.version, source: source.source, adapters });
     addOverlayStubs(draft, stage, adapters, packageRoot);
-    if (options.packageScript) addPackageScript(draft);
+    addPackageScript(draft, options.packageScript ?? false);
     if (options.gitignore) addGitignoreLines(draft);
     addWorkflow(draft, packageRoot);
     const hook = await addHook(draft, options.hook, packageRoot);
 
     refuseLinksOut(draft);
     refuseConflicts(draft);
-    const renders = preflightRender(draft, stage, lock, adapters);
+    const states = preflightRender(draft, stage, lock, adapters);
+    const renders = states.filter((s) => s.status !== 'fresh');
+    const rendered = states.filter((s) => s.status !== 'orphan').map((s) => s.path);
+    const guard = protections(root, (path) => desiredText(draft, path), prefix, [...rendered, WORKFLOW].sort());
+    for (const change of guard.changes) draft.desired.set(change.path, { content: change.content });
+    refuseLinksOut(draft);
     const { kind, needsConfirmation } = compareVersions(previous?.version, source.version, lockProblems);
     return {
       options,
@@ -122,7 +125,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
       writes: changedFiles(draft),
       removes: draft.removes,
       renders,
-      notes: hook.notes,
+      notes: [...hook.notes, ...guard.notes],
       source,
       stage,
     };
@@ -143,14 +146,6 @@ function checkPrefixFlag(prefix: string): void {
 function readPreviousLock(root: string, prefix: string, problems: Problem[]): Lock | undefined {
   const lockPath = join(prefix, LOCK_FILE);
   return existsSync(join(root, lockPath)) ? readLock(join(root, lockPath), lockPath, problems) : undefined;
-}
-
-/** The prefix may not be inside or above a folder where any adapter the core ships discovers agents. */
-function refusePrefixInDiscovery(prefix: string, stage: string): void {
-  const dir = join(stage, 'adapters');
-  const manifests = listAdapters(dir).flatMap((name) => loadManifest(dir, 'adapters', name, []) ?? []);
-  const refused = rules.prefixOutsideDiscovery(prefix, discoveryFolders(manifests), '--prefix');
-  if (refused.length) throw new InstallError(`--prefix ${refused.map((p) => p.message).join('; ')}`);
 }
 
 /** The adapters asked for (default: every one the staged core ships), each checked against it. */
@@ -207,9 +202,19 @@ function addOverlayStubs(draft: Draft, stage: string, adapters: string[], packag
   }
 }
 
-function addPackageScript(draft: Draft): void {
+/** The `gateline` script: the plain-JavaScript entry, which says "needs Node 24" on an older Node. */
+const scriptCommand = (prefix: string) => `node ${prefix}/core/src/gateline.mjs`;
+
+function addPackageScript(draft: Draft, add: boolean): void {
   const text = readHostFile(draft.root, 'package.json')?.toString('utf8');
-  if (text !== undefined) draft.desired.set('package.json', { content: withScript(text, `node ${draft.prefix}/core/src/gateline.mjs`) });
+  if (text === undefined) return;
+  // Earlier versions wrote the .ts entry, which crashes with a stack on an old Node: refreshed in place.
+  const old = JSON.stringify(`node ${draft.prefix}/core/src/main.ts`);
+  if (text.includes(`"gateline": ${old}`))
+    draft.desired.set('package.json', {
+      content: text.replace(`"gateline": ${old}`, `"gateline": ${JSON.stringify(scriptCommand(draft.prefix))}`),
+    });
+  else if (add) draft.desired.set('package.json', { content: withScript(text, scriptCommand(draft.prefix)) });
 }
 
 function addGitignoreLines(draft: Draft): void {
@@ -260,7 +265,7 @@ function refuseConflicts(draft: Draft): void {
   );
 }
 
-/** The first render, checked with the staged core and the host's overlays: the files it will change. */
+/** The first render, checked with the staged core and the host's overlays: every file it plans, with its status. */
 function preflightRender(draft: Draft, stage: string, lock: Lock, adapters: string[]): FileState[] {
   const { root, prefix } = draft;
   const preflight = renderAll(
@@ -269,7 +274,13 @@ function preflightRender(draft: Draft, stage: string, lock: Lock, adapters: stri
   );
   const problems = [...draft.problems, ...preflight.problems];
   if (problems.length) throw new InstallError(`the first render would fail:\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`);
-  return preflight.states.filter((s) => s.status !== 'fresh');
+  return preflight.states;
+}
+
+/** A file's text as the install will leave it: what it wants written, else what is on disk. */
+function desiredText(draft: Draft, path: string): string | undefined {
+  const want = draft.desired.get(path);
+  return want ? want.content.toString() : readHostFile(draft.root, path)?.toString('utf8');
 }
 
 /** The wanted files whose bytes or mode differ from the disk: what the install writes. */

@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import * as p from '@clack/prompts';
 import type { HookStyle } from '../host/hook-style.ts';
@@ -23,8 +25,8 @@ export async function ask(
   choicesFor: (dir: string) => { adapters: string[]; selected: string[]; detectedHook: string },
   io: PromptIo,
 ): Promise<Answers | undefined> {
-  const dir = given.dir ?? (await p.text({ message: 'Where is the repository?', placeholder: '.', defaultValue: '.', ...io }));
-  if (p.isCancel(dir)) return undefined;
+  const dir = given.dir ?? (await askDir(process.cwd(), io));
+  if (dir === undefined) return undefined;
   const choices = choicesFor(dir);
   const adapters =
     given.adapters ??
@@ -64,12 +66,29 @@ export async function ask(
   return { dir, adapters, prefix, hook };
 }
 
+/** The repository folder, which must exist (relative to `cwd`); undefined when cancelled. */
+export async function askDir(cwd: string, io: PromptIo): Promise<string | undefined> {
+  const dir = await p.text({
+    message: 'Where is the repository?',
+    placeholder: '.',
+    defaultValue: '.',
+    validate: (value) => {
+      const path = resolve(cwd, value || '.');
+      if (!existsSync(path)) return `${path} does not exist: create it first, or type another folder`;
+      if (!statSync(path).isDirectory()) return `${path} is not a folder`;
+      return undefined;
+    },
+    ...io,
+  });
+  return p.isCancel(dir) ? undefined : dir;
+}
+
 export function intro(io: PromptIo): void {
   p.intro('create-gateline', io);
 }
 
-export async function confirm(message: string, io: PromptIo): Promise<boolean> {
-  const answer = await p.confirm({ message, initialValue: true, ...io });
+export async function confirm(message: string, io: PromptIo, initialValue = true): Promise<boolean> {
+  const answer = await p.confirm({ message, initialValue, ...io });
   return answer === true;
 }
 

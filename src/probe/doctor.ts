@@ -6,6 +6,7 @@ import { gitHookPath, validateCommand } from '../host/hooks.ts';
 import { HUSKY_HOOK, lefthookFile, PRE_COMMIT_CONFIG, WORKFLOW } from '../host/layout.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
+import { unwired } from '../host/wired.ts';
 import type { Context } from '../render/context.ts';
 import { loadManifest, type Manifest } from '../render/manifest.ts';
 import { formatProblem, type Problem } from '../shared/problem.ts';
@@ -29,6 +30,8 @@ export interface DoctorInputs {
   gitHook: { path: string } | { refused: string };
   /** The agents the selected runners load that gateline does not render, each with what it grants. */
   unmanaged?: string[];
+  /** The hook manager is not wired into git (husky's core.hooksPath, lefthook's or pre-commit's git hook). */
+  unwired?: { problem: string; fix: string };
 }
 
 /** Pure: judges what `gatherDoctor` collected. */
@@ -37,8 +40,17 @@ export function diagnose(inputs: DoctorInputs): Finding[] {
   const prefix = ctx.prefix ?? '.gateline';
   const selected = ctx.selected ?? [];
   const base = probe({ ...seen, runners: Object.fromEntries(Object.entries(seen.runners).filter(([a]) => selected.includes(a))) });
-  const findings = base.findings.filter((f) => ['node', 'git'].includes(f.id) || f.id.startsWith('runner:'));
-  findings.push(hookFinding(ctx.root, seen.hook, prefix, inputs.gitHook));
+  // A runner missing on this machine is not a fault of the host: its agents are rendered for whoever
+  // uses it. It is said, with how to install it; its runner-side steps are skipped.
+  const findings = base.findings
+    .filter((f) => ['node', 'git'].includes(f.id) || f.id.startsWith('runner:'))
+    .map((f) =>
+      f.id.startsWith('runner:') && !base.installed.includes(f.id.slice(7))
+        ? { id: f.id, ok: true, message: `${f.message} on this machine: to use this adapter here, ${f.fix}` }
+        : f,
+    );
+  const hook = hookFinding(ctx.root, seen.hook, prefix, inputs.gitHook);
+  findings.push(hook.ok && inputs.unwired ? { id: 'hook', ok: false, message: inputs.unwired.problem, fix: inputs.unwired.fix } : hook);
   findings.push(workflowFinding(ctx.root, prefix, inputs.packageRoot));
   findings.push(
     inputs.problems.length
@@ -50,7 +62,13 @@ export function diagnose(inputs: DoctorInputs): Finding[] {
         }
       : { id: 'validate', ok: true, message: 'gateline validate passes' },
   );
-  findings.push(...hostFindings(ctx.root, inputs.manifests, inputs.homes));
+  findings.push(
+    ...hostFindings(
+      ctx.root,
+      inputs.manifests.filter((m) => base.installed.includes(m.adapter)),
+      inputs.homes,
+    ),
+  );
   findings.push(unmanagedFinding(inputs.unmanaged ?? []));
   return findings;
 }
@@ -85,7 +103,17 @@ export async function gatherDoctor(ctx: Context, env: NodeJS.ProcessEnv = proces
   }
   const homes = Object.fromEntries(manifests.flatMap((m) => (m.runner ? [[m.adapter, runnerHome(m.runner, home, env)]] : [])));
   const unmanaged = unmanagedAgents(ctx.root, manifests);
-  return { ctx, seen, problems, manifests, homes, packageRoot: PACKAGE_ROOT, gitHook, unmanaged };
+  return {
+    ctx,
+    seen,
+    problems,
+    manifests,
+    homes,
+    packageRoot: PACKAGE_ROOT,
+    gitHook,
+    unmanaged,
+    unwired: await unwired(ctx.root, seen.hook),
+  };
 }
 
 function hookFinding(root: string, style: Inspected['hook'], prefix: string, gitHook: DoctorInputs['gitHook']): Finding {

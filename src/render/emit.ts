@@ -13,6 +13,8 @@ export interface Agent {
   model: string;
   tools: string[];
   overlays: Overlay[];
+  /** Set in a host: the header then points to the overlay and the vendored core's command. */
+  host?: { prefix: string; coreDisplay: string };
 }
 
 /** Markdown with frontmatter, or TOML when the manifest's filename ends in .toml (Codex). */
@@ -28,7 +30,7 @@ function emitMarkdown(agent: Agent): string {
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
     lines.push(`${yamlScalar(key)}: ${yamlScalar(value)}`);
   }
-  lines.push('---', `<!-- ${header(role)} -->`, '', role.body);
+  lines.push('---', `<!-- ${header(role, agent.host)} -->`, '', role.body);
   for (const splice of splices(agent.overlays)) lines.push('', splice);
   return `${lines.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@ export interface Overlay {
   present: boolean;
   /** Zero bytes or only white space: `validate` reports it. */
   empty: boolean;
-  /** What gets spliced: '' when the file is absent, empty, or holds only HTML comments. */
+  /** What gets spliced: the text without its HTML comments; '' when absent, empty, or only comments. */
   splice: string;
   /** The commands the host narrows its role's shell to (a `commands:` frontmatter line), with its line. */
   commands?: { list: string[]; line: number };
@@ -39,8 +39,9 @@ export function readOverlay(path: string, file: string, problems: Problem[]): Ov
     problems.push({ file, line: lineAt(text, open), message: "HTML comment is not closed: add '-->'" });
     return { file, present: true, empty: false, splice: '' };
   }
-  const commentOnly = text.replace(/<!--[\s\S]*?-->/g, '').trim() === '';
-  return { file, present: true, empty: text === '' && !commands, splice: commentOnly ? '' : text, ...(commands ? { commands } : {}) };
+  // HTML comments are notes for whoever edits the file (the installer's stub is one): never sent to a model.
+  const policy = text.replace(/[ \t]*<!--[\s\S]*?-->[ \t]*(\r?\n)?/g, '').trim();
+  return { file, present: true, empty: text === '' && !commands, splice: policy, ...(commands ? { commands } : {}) };
 }
 
 /** What the overlays add to an agent: each spliced one after a line that names its file. */

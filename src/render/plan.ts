@@ -173,6 +173,7 @@ function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs
   ];
   problems.push(...refused);
   if (refused.length) return undefined;
-  const content = emitAgent({ role, manifest, model, tools: toolsFor(role, manifest), overlays });
+  const host = ctx.mode === 'host' ? { prefix: ctx.prefix ?? '', coreDisplay: ctx.coreDisplay } : undefined;
+  const content = emitAgent({ role, manifest, model, tools: toolsFor(role, manifest), overlays, host });
   return { path, adapter: manifest.adapter, role: name, content };
 }

@@ -6,6 +6,7 @@ import { shortDiff } from './diff.ts';
 import { isRendered, renderedRole } from './header.ts';
 import type { Manifest } from './manifest.ts';
 import type { PlannedFile } from './plan.ts';
+import { looksReformatted } from './reformatted.ts';
 import { rules } from './rules.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
@@ -17,6 +18,8 @@ export interface FileState {
   next?: string;
   /** A short diff of the disk against the plan, kept only for the report (check, not fresh). */
   diff?: string[];
+  /** Stale, but only in layout (white space, quotes, bullets): a formatter rewrote it. */
+  reformatted?: true;
   adapter: string;
   role?: string;
 }
@@ -89,7 +92,9 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
     }
     const handWritten = rules.handWrittenStays(file.path, isRendered(current));
     problems.push(...handWritten);
-    if (!handWritten.length) states[place] = { ...base, status: 'stale', ...kept(current, file.content) };
+    if (handWritten.length) return;
+    const reformatted = looksReformatted(current, file.content) ? { reformatted: true as const } : {};
+    states[place] = { ...base, status: 'stale', ...reformatted, ...kept(current, file.content) };
   }
 
   function finish(manifests: Manifest[]): { states: FileState[]; problems: Problem[] } {

@@ -10,7 +10,7 @@ export function emitToml(agent: Agent): string {
   const { role, manifest } = agent;
   const caps: string[] = role.capabilities;
   const lines = [
-    `# ${header(role)}`,
+    `# ${header(role, agent.host)}`,
     `name = ${tomlValue(role.name)}`,
     `description = ${tomlValue(role.dispatch)}`,
     `model = ${tomlValue(agent.model)}`,

@@ -26,7 +26,7 @@ export function freeze(ws: Workspace, lanes: Iterable<Lane>): Frozen {
   for (const lane of lanes) {
     const { manifest, headless } = lane.adapter;
     folders.add(manifest.outputDir);
-    for (const dir of manifest.runner?.agents.dirs ?? []) folders.add(dir);
+    for (const { dir } of manifest.runner?.agents.dirs ?? []) folders.add(dir);
     const configDir = headless?.configDirEnv ? lane.env?.[headless.configDirEnv] : undefined;
     if (configDir) folders.add(join(configDir, 'agents'));
   }

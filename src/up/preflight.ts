@@ -49,7 +49,7 @@ export function preflight(ws: Workspace, options: { accepted: string[]; env: Nod
   const problems: Problem[] = [];
   const seen = new Set<string>();
   // Each once; the render hint after the files it is about.
-  const hint = (p: Problem) => p === HINT || p === CHECKOUT_HINT;
+  const hint = (p: Problem) => p.file === 'gateline up' && p.message.startsWith(STALE);
   const all = lanes.flatMap((l) => l.problems);
   for (const p of [...all.filter((p) => !hint(p)), ...all.filter(hint)]) {
     const key = JSON.stringify([p.file, p.line, p.message]);
@@ -73,8 +73,13 @@ function prepared(ws: Workspace, binding: Binding, accepted: string[], notes: st
   }
 }
 
-const HINT: Problem = { file: 'gateline up', message: 'the agent files are not fresh: run gateline render first (npx gateline render)' };
-const CHECKOUT_HINT: Problem = { ...HINT, message: HINT.message.replace('npx gateline render', 'node src/main.ts render') };
+const STALE = 'the agent files are not fresh: run gateline render first';
+
+/** The command that renders, as the user types it here. */
+function renderHint(ws: Workspace): Problem {
+  const fix = ws.ctx.mode === 'host' ? `node ${ws.ctx.coreDisplay}/src/gateline.mjs render` : 'node src/gateline.mjs render';
+  return { file: 'gateline up', message: `${STALE} (${fix})` };
+}
 
 /**
  * The adapter's agent files must be rendered and fresh: a run on stale files runs an old policy,
@@ -89,7 +94,7 @@ function freshness(ws: Workspace, adapter: Adapter): (role: string) => Problem[]
     const file = `${adapter.manifest.outputDir}/${adapter.manifest.filename.replaceAll('{role}', role)}`;
     const mine = found.filter((p) => p.file === file || p.message.includes(`role '${role}'`));
     const ours = mine.length ? mine : problems.length ? problems : [];
-    return ours.length ? [...ours, ws.ctx.mode === 'host' ? HINT : CHECKOUT_HINT] : [];
+    return ours.length ? [...ours, renderHint(ws)] : [];
   };
 }
 

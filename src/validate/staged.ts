@@ -78,7 +78,7 @@ function watchedPaths(ctx: Context): { inputs: string[]; outputs: string[] } {
   const problems: Problem[] = [];
   const adapters = join(ctx.coreRoot, 'adapters');
   const manifests = listAdapters(adapters).flatMap((name) => loadManifest(adapters, 'adapters', name, problems) ?? []);
-  const outputs = manifests.flatMap((m) => [m.outputDir, ...(m.runner?.agents.dirs ?? [])]);
+  const outputs = manifests.flatMap((m) => [m.outputDir, ...(m.runner?.agents.dirs ?? []).map((d) => d.dir)]);
   if (ctx.mode === 'framework') return { inputs: ['roles', 'adapters'], outputs };
   const overlays = ['_all', ...manifests.flatMap((m) => m.roles)].map((role) => `${ctx.prefix}/overlays/${role}.md`);
   return { inputs: [`${ctx.prefix}/${LOCK_FILE}`, ctx.coreDisplay, ...overlays], outputs };
