@@ -125,7 +125,7 @@ describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6
       '    hooks:',
       '      - id: gateline-validate',
       '        name: gateline validate',
-      '        entry: node .gateline/core/src/gateline.mjs validate',
+      '        entry: node .gateline/core/src/gateline.mjs validate --staged',
       '        language: system',
       '        pass_filenames: false',
       '        always_run: true',
@@ -146,7 +146,7 @@ describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6
     const text = read(dir, '.pre-commit-config.yaml');
     expect(text).toContain('        types_or: [markdown, yaml, json]\n');
     expect(text).toContain(
-      '      - id: gateline-validate\n        name: gateline validate\n        entry: node .gateline/core/src/gateline.mjs validate\n',
+      '      - id: gateline-validate\n        name: gateline validate\n        entry: node .gateline/core/src/gateline.mjs validate --staged\n',
     );
     expect(text).toContain('      - id: other\n        entry: [make, lint]\n        language: system\n');
     expect(text).not.toContain('old/path');
@@ -159,7 +159,7 @@ describe("YAML hook configs keep the user's lines byte for byte (issue 13 item 6
     expect((await install(dir, ['--yes'])).code).toBe(0);
     const text = read(dir, 'lefthook.yml');
     expect(text).toBe(
-      lefthook.replace('pre-push:', '    gateline-validate:\n      run: node .gateline/core/src/gateline.mjs validate\npre-push:'),
+      lefthook.replace('pre-push:', '    gateline-validate:\n      run: node .gateline/core/src/gateline.mjs validate --staged\npre-push:'),
     );
     expect((await install(dir, ['--yes'])).code).toBe(0);
     expect(read(dir, 'lefthook.yml')).toBe(text);

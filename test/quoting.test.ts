@@ -117,12 +117,27 @@ function generator(seed: number) {
 
 const VOCABULARY = ['read', 'search', 'edit', 'write', 'shell', 'web', 'delegate'] as const;
 const EXTRA_KEYS = ['color', 'on', 'yes', 'null', 'y', 'True', 'max-turns', 'x_1'];
-const HEADLESS = (g: ReturnType<typeof generator>) => ({
-  command: 'runner',
-  args: ['-p', '{prompt}', '--agent', '{role}'],
-  grants: Object.fromEntries(VOCABULARY.filter(() => g.rand(2)).map((cap) => [cap, ['--allowTool', g.mild('Tool')]])),
-  command_grant: ['--allowTool', g.rand(4) ? `Shell({command}${g.rand(2) ? ':*' : ''})` : g.mild('Shell({command})')],
-});
+// Headless grants approve the manifest's own tools (grants-match-tool-map), through declared flags
+// (argv-is-allow-listed): a tool with a rule in parentheses cannot be approved alone, so it is left out.
+const HEADLESS = (g: ReturnType<typeof generator>, toolMap: Record<string, unknown>) => {
+  const plain = (cap: string) => {
+    const tool = (toolMap[cap] as string[] | undefined)?.[0];
+    return tool !== undefined && !tool.includes('(') ? tool : undefined;
+  };
+  const grants = Object.fromEntries(
+    VOCABULARY.flatMap((cap) => (plain(cap) !== undefined && g.rand(2) ? [[cap, ['--allowedTools', plain(cap) as string]]] : [])),
+  );
+  const shell = plain('shell');
+  const commandGrant = shell === undefined ? undefined : ['--allowedTools', `${shell}({command}${g.rand(2) ? ':*' : ''})`];
+  const approvals = [...Object.values(grants).map((f) => f[1] as string), ...(commandGrant ? [commandGrant[1] as string] : [])];
+  return {
+    command: 'runner',
+    args: ['-p', '{prompt}', '--agent', '{role}'],
+    flags: { '-p': ['{prompt}'], '--agent': ['{role}'], ...(approvals.length ? { '--allowedTools': approvals } : {}) },
+    grants,
+    ...(commandGrant ? { command_grant: commandGrant } : {}),
+  };
+};
 
 interface Case {
   files: Record<string, string>;
@@ -170,7 +185,6 @@ function generate(seed: number): Case {
     model_map: { deep: rand(2) ? hostile() : mild('model-1') },
     extra_frontmatter: extra(),
     extra_frontmatter_keys: EXTRA_KEYS,
-    headless: HEADLESS(g),
   });
   const permTools = toolMap(false);
   const manifests: Record<string, Record<string, unknown>> = {
@@ -186,8 +200,10 @@ function generate(seed: number): Case {
       },
       permission_denies: { [(permTools.read as string[])[0] as string]: [mild('*.env'), ...(rand(3) ? [] : ['*'])] },
     },
-    toml: { ...base('toml', 'codex-sandbox', '{role}.toml'), tool_map: {} },
+    // The TOML format has no tool list; a shell tool lets its headless run approve commands one by one.
+    toml: { ...base('toml', 'codex-sandbox', '{role}.toml'), tool_map: { shell: ['Shell'] } },
   };
+  for (const m of Object.values(manifests)) m.headless = HEADLESS(g, m.tool_map as Record<string, unknown>);
   const files: Record<string, string> = { 'roles/r.md': role };
   for (const [name, m] of Object.entries(manifests)) files[`adapters/${name}/manifest.json`] = JSON.stringify(m, null, 2);
   return { files, dispatch, body, commands, manifests };

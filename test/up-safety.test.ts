@@ -336,18 +336,6 @@ describe('--plan is the run: the same decision for every lane', () => {
         verifier: /verifier: the runner 'opencode' \(adapter opencode\) was not found on PATH/,
       },
     },
-    {
-      name: 'a permission bypass in the headless args',
-      args: ['--adapter', 'opencode', '--adapter', 'claude-code'],
-      setup: (dir) =>
-        edit(dir, 'claude-code', (m) => {
-          m.headless.args.push('--dangerously-skip-permissions');
-        }),
-      refused: {
-        reviewer: /refusing to run 'claude' with '--dangerously-skip-permissions'/,
-        verifier: /refusing to run 'claude' with '--dangerously-skip-permissions'/,
-      },
-    },
   ];
   for (const c of cases) {
     it(`${c.name}: refused in the plan's text and JSON (exit 1), and by the run with the same problems`, async () => {
@@ -379,6 +367,25 @@ describe('--plan is the run: the same decision for every lane', () => {
       expect(JSON.parse(run.stdout).problems).toEqual(plan.problems);
     });
   }
+
+  it('a permission bypass in the headless args: the manifest is refused at load, by the plan and the run alike (exit 1, file and line)', async () => {
+    const dir = repo();
+    edit(dir, 'claude-code', (m) => {
+      m.headless.args.push('--dangerously-skip-permissions');
+    });
+    const f = fakes({ runners: ['claude', 'opencode'] });
+    const env = { ...f.env, PATH: f.env.PATH.split(':')[0] as string };
+    const args = ['--adapter', 'opencode', '--adapter', 'claude-code'];
+    const plan = await up(dir, ['--plan', '--json', ...args], env);
+    expect(plan.code).toBe(1);
+    const problems = JSON.parse(plan.stdout).problems as { file: string; line?: number; message: string }[];
+    const bypass = problems.find((p) => p.message.includes('--dangerously-skip-permissions'));
+    expect(bypass).toMatchObject({ file: 'adapters/claude-code/manifest.json', line: expect.any(Number) });
+    const run = await up(dir, ['task', '--json', ...args], env);
+    expect(run.code).toBe(1);
+    expect(f.entries()).toEqual([]);
+    expect(JSON.parse(run.stdout).problems).toEqual(problems);
+  });
 
   it('what the run accepts, the plan shows as ok (exit 0), saying what the run would say', async () => {
     const dir = repo();

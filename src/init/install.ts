@@ -12,6 +12,8 @@ import { protections } from '../host/protect.ts';
 import { MANAGED_MARK, template } from '../host/templates.ts';
 import { listAdapters, loadManifest } from '../render/manifest.ts';
 import { renderAll } from '../render/render.ts';
+import { rules } from '../render/rules.ts';
+import { discoveryFolders } from '../render/runner-view.ts';
 import type { FileState } from '../render/state.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { buildLock, LOCK_FILE, type Lock, readLock, stringifyLock } from '../shared/lock.ts';
@@ -94,6 +96,7 @@ export async function planInstall(options: InstallOptions): Promise<InstallPlan>
   const stage = mkdtempSync(join(tmpdir(), 'gateline-stage-'));
   try {
     vendorCore(source.dir, stage);
+    refusePrefixInDiscovery(prefix, stage);
     const adapters = chooseAdapters(stage, options.adapters ?? previous?.adapters);
     const packageRoot = options.packageRoot ?? PACKAGE_ROOT;
     const draft: Draft = { root, prefix, force: options.force, desired: new Map(), conflicts: [], removes: [], problems: [] };
@@ -146,6 +149,14 @@ function checkPrefixFlag(prefix: string): void {
 function readPreviousLock(root: string, prefix: string, problems: Problem[]): Lock | undefined {
   const lockPath = join(prefix, LOCK_FILE);
   return existsSync(join(root, lockPath)) ? readLock(join(root, lockPath), lockPath, problems) : undefined;
+}
+
+/** The prefix may not be inside or above a folder where any adapter the core ships discovers agents. */
+function refusePrefixInDiscovery(prefix: string, stage: string): void {
+  const dir = join(stage, 'adapters');
+  const manifests = listAdapters(dir).flatMap((name) => loadManifest(dir, 'adapters', name, []) ?? []);
+  const refused = rules.prefixOutsideDiscovery(prefix, discoveryFolders(manifests), '--prefix');
+  if (refused.length) throw new InstallError(`--prefix ${refused.map((p) => p.message).join('; ')}`);
 }
 
 /** The adapters asked for (default: every one the staged core ships), each checked against it. */

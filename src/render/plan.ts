@@ -31,9 +31,14 @@ export interface Plan {
 /** Plans every file of every selected adapter × role without touching the disk. */
 export function planRender(ctx: Context): Plan {
   const files: PlannedFile[] = [];
-  const rest = planEach(ctx, (file, place) => {
-    files[place] = file;
-  });
+  // Every file the planner plans, also past a problem: what each adapter would get, to inspect.
+  const rest = planEach(
+    ctx,
+    (file, place) => {
+      files[place] = file;
+    },
+    { pastProblems: true },
+  );
   return { files: files.filter(Boolean), ...rest };
 }
 
@@ -43,9 +48,14 @@ export function planRender(ctx: Context): Plan {
  * content go. The walk goes role by role, every adapter of a role before the next role, so a role
  * spec is read once and dropped once its files are planned: memory does not grow with the
  * number of roles. Problems are reported in the plan's order all the same. After the first
- * problem the rest is still planned, to report every problem, but no longer handed on.
+ * problem the rest is still planned, to report every problem, but no longer handed on (unless
+ * `pastProblems`: nothing is written then, so a render need not compare them).
  */
-export function planEach(ctx: Context, visit: (file: PlannedFile, place: number) => void): Omit<Plan, 'files'> {
+export function planEach(
+  ctx: Context,
+  visit: (file: PlannedFile, place: number) => void,
+  options: { pastProblems?: boolean } = {},
+): Omit<Plan, 'files'> {
   const head: Problem[] = [];
   const manifests = adaptersOf(ctx, head);
   const sink = { problems: head };
@@ -70,7 +80,7 @@ export function planEach(ctx: Context, visit: (file: PlannedFile, place: number)
       const file = planFile(ctx, manifest, role, { ...inputs, owners, problems: sink.problems, checked });
       if (sink.problems.length) found.set(place, sink.problems);
       failed ||= sink.problems.length > 0;
-      if (file && !failed) visit(file, place);
+      if (file && (!failed || options.pastProblems)) visit(file, place);
     }
     inputs.forget(role);
   }

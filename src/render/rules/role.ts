@@ -1,5 +1,6 @@
 import type { Capability } from '../../shared/capabilities.ts';
 import type { Problem } from '../../shared/problem.ts';
+import { lineOfJsonKey } from '../../shared/text.ts';
 import { takesAgentFile } from '../headless.ts';
 import { type AdapterInput, type RoleInput, rule } from './rule.ts';
 
@@ -53,12 +54,15 @@ export const roleRules = {
         toolsStyle: string;
         shellCommands?: unknown;
         headless?: { args: readonly string[]; commandGrant?: unknown };
+        /** The manifest's JSON text, to point at its `roles` line. */
+        text?: string;
       },
     ): Problem[] =>
       role.commands && role.capabilities.includes('shell') && !holdsCommands(adapter)
         ? [
             {
               file: adapter.file,
+              ...(adapter.text === undefined ? {} : { line: lineOfJsonKey(adapter.text, 'roles') }),
               message:
                 `role '${role.name}' may run only its listed commands, but ${adapter.adapter} cannot hold a shell to a list ` +
                 `(a permission-map adapter needs 'shell_commands' for the agent file; any other, a 'headless.command_grant' on a headless run that is handed the agent file), so its shell would be whole. ` +
