@@ -1,11 +1,11 @@
 // The `gateline` command line: render and validate. Failures go to the one error boundary.
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { locate } from './render/context.ts';
 import { renderAll } from './render/render.ts';
 import { staleLines } from './render/stale.ts';
 import { boundary } from './shared/boundary.ts';
+import { parseFlags } from './shared/flags.ts';
 import { UsageError } from './shared/problem.ts';
 import { paint, problemLines } from './shared/report.ts';
 import { type StagedFix, validateStaged } from './validate/staged.ts';
@@ -130,11 +130,7 @@ export function main(argv: string[], io: Io): number {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
+  return parseFlags({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
 /** What makes the staged content right: render if needed, then stage exactly these files. */

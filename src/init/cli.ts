@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import type { Options as DegitOptions } from 'degit';
 import { detectHookStyle, HOOK_STYLES, type HookStyle } from '../host/hook-style.ts';
 import { PACKAGE_ROOT } from '../host/package.ts';
@@ -9,6 +8,7 @@ import { type Finding, type Fix, inspect, type Probe, probe, type RunnerFacts, r
 import { DEFAULT_PREFIX } from '../render/context.ts';
 import { listAdapters } from '../render/manifest.ts';
 import { boundary } from '../shared/boundary.ts';
+import { parseFlags } from '../shared/flags.ts';
 import { LOCK_FILE, readLock } from '../shared/lock.ts';
 import { Interrupted, UsageError } from '../shared/problem.ts';
 import { InstallError } from './errors.ts';
@@ -134,21 +134,15 @@ interface Session {
 }
 
 function parse(argv: string[]) {
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = flagsOf(argv);
   if (positionals.length > 1) throw new UsageError(`expected one directory, got ${positionals.join(' ')}`);
   if (values.hook !== undefined && !(HOOK_STYLES as readonly string[]).includes(values.hook))
     throw new UsageError(`--hook must be one of ${HOOK_STYLES.join(', ')}`);
   return { ...values, dir: positionals[0], hook: values.hook as HookStyle | undefined };
 }
 
-function parseFlags(argv: string[]) {
-  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+function flagsOf(argv: string[]) {
+  return parseFlags({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
 function start(flags: Flags, io: CliIo, packageRoot: string): Session {

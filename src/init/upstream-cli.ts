@@ -1,11 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { locate } from '../render/context.ts';
 import { boundary } from '../shared/boundary.ts';
+import { parseFlags } from '../shared/flags.ts';
 import { hashTree } from '../shared/integrity.ts';
 import { LOCK_FILE } from '../shared/lock.ts';
-import { FrameworkError, Interrupted, UsageError } from '../shared/problem.ts';
+import { FrameworkError, Interrupted } from '../shared/problem.ts';
 import { compareWithTarball, type Fetched, fetchWithNpm, pinnedPackage } from './upstream.ts';
 
 const COMMAND = 'gateline check-upstream';
@@ -96,20 +96,16 @@ function readTarballFile(path: string, shown: string): Buffer {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: {
-        tarball: { type: 'string' },
-        json: { type: 'boolean' },
-        root: { type: 'string' },
-        prefix: { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
+  return parseFlags({
+    args: argv,
+    options: {
+      tarball: { type: 'string' },
+      json: { type: 'boolean' },
+      root: { type: 'string' },
+      prefix: { type: 'string' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }).values;
 }

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
-import { parseArgs, styleText } from 'node:util';
+import { styleText } from 'node:util';
 import { locate } from '../render/context.ts';
 import { boundary } from '../shared/boundary.ts';
-import { FrameworkError, Interrupted, UsageError } from '../shared/problem.ts';
+import { parseFlags } from '../shared/flags.ts';
+import { FrameworkError, Interrupted } from '../shared/problem.ts';
 import { diagnose, gatherDoctor } from './doctor.ts';
 
 const USAGE = `Usage: gateline doctor [--json] [--root DIR] [--prefix P] [--verbose]
@@ -57,19 +58,15 @@ export async function runDoctor(argv: string[], io: DoctorIo): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      options: {
-        json: { type: 'boolean' },
-        root: { type: 'string' },
-        prefix: { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
+  return parseFlags({
+    args: argv,
+    options: {
+      json: { type: 'boolean' },
+      root: { type: 'string' },
+      prefix: { type: 'string' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }).values;
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { boundary, type Failure } from '../shared/boundary.ts';
+import { parseFlags } from '../shared/flags.ts';
 import { FrameworkError, formatProblem, Interrupted, UsageError } from '../shared/problem.ts';
 import { paint, problemLines } from '../shared/report.ts';
 import { PIPELINE } from './dispatch.ts';
@@ -216,17 +216,13 @@ function refused(checked: Preflight): string {
   return `the ${roles.join(', ')} (${roles.length} of ${checked.lanes.length} lanes)`;
 }
 
-function parseFlags(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify a positional.*$/s, ''));
-  }
+function flagsOf(argv: string[]) {
+  return parseFlags({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
 }
 
 /** Parses and checks the flags; throws UsageError (exit 2) for anything wrong. */
 function parse(argv: string[]) {
-  const { values, positionals } = parseFlags(argv);
+  const { values, positionals } = flagsOf(argv);
   const adapters = values.adapter ?? [];
   if (values.help) return { ...values, adapters, forced: {}, rounds: 2, timeoutMs: 0, task: '' };
   if (adapters.length === 0) throw new UsageError('no --adapter given: name at least one runner, e.g. --adapter claude-code');
