@@ -344,5 +344,12 @@ describe('smaller points (issue 13 item 11)', () => {
     expect(validate.stderr).toMatch(/\.gateline\/overlays\/_all\.md: .*empty/);
     expect(validate.stderr).toMatch(/and 15 rendered file\(s\) differ from it: restore the overlay/);
     expect(validate.stderr).not.toContain('is stale');
+    // render refuses it too, writing nothing: the policy is not rendered away.
+    const before = readFileSync(join(dir, '.claude/agents/reviewer.md'), 'utf8');
+    const render = sh('node .gateline/core/src/gateline.mjs render', dir);
+    expect(render.code).toBe(1);
+    expect(render.stderr).toMatch(/\.gateline\/overlays\/_all\.md: overlay is empty/);
+    expect(render.stderr).toMatch(/nothing was written/);
+    expect(readFileSync(join(dir, '.claude/agents/reviewer.md'), 'utf8')).toBe(before);
   });
 });

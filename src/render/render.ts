@@ -3,6 +3,7 @@ import type { Context } from './context.ts';
 import type { Manifest } from './manifest.ts';
 import type { Overlay } from './overlay.ts';
 import { planEach } from './plan.ts';
+import { rules } from './rules.ts';
 import { diskComparer, type FileState } from './state.ts';
 import { applyStates } from './write.ts';
 
@@ -30,7 +31,9 @@ export function renderAll(ctx: Context, { check = false } = {}): RenderResult {
   const disk = diskComparer(ctx.root, check ? 'diff' : 'next');
   const plan = planEach(ctx, disk.compare);
   const compared = plan.problems.length ? { states: [], problems: [] } : disk.finish(plan.manifests);
-  const problems = [...plan.problems, ...compared.problems];
+  // An emptied or deleted overlay is refused, not rendered away (validate would refuse the result).
+  const misplaced = check ? [] : rules.overlaysInPlace(plan.overlays);
+  const problems = [...plan.problems, ...misplaced, ...compared.problems];
   const base = { problems, overlays: plan.overlays, manifests: plan.manifests, written: [] as string[], removed: [] as string[] };
   if (problems.length) return { ...base, ok: false, states: [] };
   if (check) return { ...base, ok: compared.states.every((s) => s.status === 'fresh'), states: compared.states };
