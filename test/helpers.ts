@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -174,4 +174,15 @@ export async function install(dir: string, args: string[] = [], extra: Partial<C
     ...extra,
   });
   return { code, stdout, stderr };
+}
+
+/** A copy of this package as another version would ship it (optionally edited), to install from. */
+export function packageAt(version: string, edit?: (root: string) => void): string {
+  const root = testdir();
+  for (const entry of ['src', 'roles', 'adapters', 'registry', 'templates'])
+    cpSync(join(REPO, entry), join(root, entry), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version }));
+  edit?.(root);
+  return root;
 }

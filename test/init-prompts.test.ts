@@ -6,7 +6,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type CliIo, run } from '../src/init/cli.ts';
-import { CLEAN_ENV, gitRepo, install, REPO, snapshot, testdir } from './helpers.ts';
+import { CLEAN_ENV, gitRepo, install, packageAt, REPO, snapshot, testdir } from './helpers.ts';
 
 // Drives create-gateline's interactive flow in-process: keys go into clack's input stream,
 // the screen is read back from its output stream.
@@ -153,6 +153,18 @@ describe('create-gateline prompts', () => {
     expect(t.screen()).toMatch(/already installed .* nothing to change/);
     expect(lockAdapters(dir)).toEqual(['opencode']);
     expect(existsSync(join(dir, '.claude'))).toBe(false);
+  });
+
+  it('a downgrade or major upgrade asks first, and Enter alone says no: nothing changes (issue 13 item 11)', async () => {
+    const dir = gitRepo();
+    expect((await install(dir, ['--yes'], { packageRoot: packageAt('2.0.0') })).code).toBe(0);
+    const before = snapshot(dir);
+    const t = terminal(dir);
+    const done = run([], t.io);
+    for (const prompt of [PROMPTS.dir, PROMPTS.adapters, PROMPTS.prefix, PROMPTS.hook]) await t.answer(prompt, ENTER);
+    await t.answer('this downgrades gateline from 2.0.0 to 0.1.0', ENTER);
+    await done;
+    expect(snapshot(dir)).toEqual(before);
   });
 
   it('shows what it found first, and refusing git init changes nothing', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { hashTree } from '../src/shared/integrity.ts';
 import { buildLock, type Lock, stringifyLock } from '../src/shared/lock.ts';
-import { CLEAN_ENV, git, gitRepo, install, REPO, read, snapshot, testdir } from './helpers.ts';
+import { CLEAN_ENV, git, gitRepo, install, packageAt, REPO, read, snapshot, testdir } from './helpers.ts';
 
 const node = process.execPath;
 const core = (dir: string, ...args: string[]) =>
@@ -382,16 +382,6 @@ describe('failures and Ctrl-C while writing leave the repository exactly as it w
 });
 
 /** A copy of this package at another version, as a newer or older installer would be. */
-function packageAt(version: string, edit?: (root: string) => void): string {
-  const root = testdir();
-  for (const entry of ['src', 'roles', 'adapters', 'registry', 'templates'])
-    cpSync(join(REPO, entry), join(root, entry), { recursive: true });
-  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ ...pkg, version }));
-  edit?.(root);
-  return root;
-}
-
 describe('upgrades', () => {
   it('a newer installer upgrades the core and the lock, keeps overlays, and re-renders', async () => {
     const dir = gitRepo();
