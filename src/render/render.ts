@@ -31,8 +31,9 @@ export function renderAll(ctx: Context, { check = false } = {}): RenderResult {
   const disk = diskComparer(ctx.root, check ? 'diff' : 'next');
   const plan = planEach(ctx, disk.compare);
   const compared = plan.problems.length ? { states: [], problems: [] } : disk.finish(plan.manifests);
-  // An emptied or deleted overlay is refused, not rendered away (validate would refuse the result).
-  const misplaced = check ? [] : rules.overlaysInPlace(plan.overlays);
+  // An emptied overlay is refused, not rendered away (validate would refuse the result). A missing
+  // one is left to validate: minimal trees (tests, a first render) have none.
+  const misplaced = check ? [] : rules.overlaysInPlace(plan.overlays.filter((o) => o.present));
   const problems = [...plan.problems, ...misplaced, ...compared.problems];
   const base = { problems, overlays: plan.overlays, manifests: plan.manifests, written: [] as string[], removed: [] as string[] };
   if (problems.length) return { ...base, ok: false, states: [] };
