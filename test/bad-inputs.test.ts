@@ -205,10 +205,17 @@ const cases: Case[] = [
   },
   {
     name: 'an empty overlay',
-    make: () =>
-      rendered(
-        host({ '.gateline/overlays/_all.md': '  \n', '.gateline/overlays/reviewer.md': '<!-- stub -->\n' }, { adapters: ['claude-code'] }),
-      ),
+    make: () => {
+      // Rendered with a policy, then emptied: render itself refuses an emptied overlay.
+      const dir = rendered(
+        host(
+          { '.gateline/overlays/_all.md': 'Policy.\n', '.gateline/overlays/reviewer.md': '<!-- stub -->\n' },
+          { adapters: ['claude-code'] },
+        ),
+      );
+      writeFileSync(join(dir, '.gateline/overlays/_all.md'), '  \n');
+      return dir;
+    },
     args: ['validate'],
     code: 1,
     message: /\.gateline\/overlays\/_all\.md: overlay is empty[\s\S]*\.gateline\/overlays\/planner\.md: overlay is missing/,
