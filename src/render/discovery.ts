@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { AgentFolders } from './runner.ts';
@@ -126,6 +125,8 @@ export function nestedBases(root: string, agents: AgentFolders): string[] {
   let listed: string;
   try {
     const specs = agents.dirs.map(({ dir }) => `:(glob)**/${dir}/**`);
+    // Loaded on first use: node:child_process costs milliseconds at start-up that render never needs.
+    const { execFileSync } = process.getBuiltinModule('node:child_process');
     listed = execFileSync('git', ['ls-files', '-z', '--cached', '--', ...specs], {
       cwd: root,
       encoding: 'utf8',

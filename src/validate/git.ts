@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { FrameworkError } from '../shared/problem.ts';
 
@@ -19,6 +18,9 @@ export interface Git {
 
 /** Git for the repository holding `dir`; `cwd` is where relative GIT_* paths from a hook are meant from. */
 export function openGit(dir: string, cwd: string, display: string): Git {
+  // Loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds that
+  // every render --check and plain validate would pay for nothing.
+  const { spawnSync } = process.getBuiltinModule('node:child_process');
   const env = gitEnv(cwd);
   const run = (args: string[], at: string, input?: Buffer) => {
     const result = spawnSync('git', args, { cwd: at, env, input, maxBuffer: 1 << 30 });
