@@ -22,11 +22,20 @@ const isWildcard = (tool: string) => /[*?]/.test(tool.replace(/\(.*\)$/, '')) ||
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** A string that lands in an agent file, and where it is written. */
+export interface WrittenValue {
+  file: string;
+  /** A line, or how to find it: a manifest's lines are looked up only for a problem. */
+  line?: number | (() => number | undefined);
+  what: string;
+  value: string;
+}
+
 /** Every string of a manifest that the renderer writes into an agent file, with its key. */
-export function manifestValues(m: ManifestInput): { file: string; line?: number; what: string; value: string }[] {
-  const out: { file: string; line?: number; what: string; value: string }[] = [];
+export function manifestValues(m: ManifestInput): WrittenValue[] {
+  const out: WrittenValue[] = [];
   const add = (key: string, name: string, value: unknown) => {
-    if (typeof value === 'string') out.push({ file: m.file, line: lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
+    if (typeof value === 'string') out.push({ file: m.file, line: () => lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
   };
   for (const [cap, tool] of mappedTools(m)) add('tool_map', cap, tool);
   const shell = m.json.shell_commands as Record<string, unknown> | undefined;
@@ -44,6 +53,12 @@ export function manifestValues(m: ManifestInput): { file: string; line?: number;
     if (typeof obj === 'object' && obj !== null) for (const [name, value] of Object.entries(obj)) add(key, name, value);
   }
   return out;
+}
+
+/** Where a written value's problem is: its file, and its line when it has one. */
+function valueAt(v: WrittenValue): Omit<Problem, 'message'> {
+  const line = typeof v.line === 'function' ? v.line() : v.line;
+  return { file: v.file, ...(line ? { line } : {}) };
 }
 
 const keyProblem = (m: ManifestInput, key: string, message: string): Problem => ({
@@ -182,12 +197,11 @@ export const manifestRules = {
   noControlCharacters: rule(
     'no-control-characters',
     'no value that lands in YAML frontmatter or TOML holds a control character, line separator or lone surrogate (a runner would read a line break, or drop the file)',
-    (values: { file: string; line?: number; what: string; value: string }[]): Problem[] =>
+    (values: WrittenValue[]): Problem[] =>
       values
         .filter((v) => CONTROL.test(v.value))
         .map((v) => ({
-          file: v.file,
-          ...(v.line ? { line: v.line } : {}),
+          ...valueAt(v),
           message: `${v.what} holds a control character, line separator or lone surrogate (${JSON.stringify(v.value)}): remove it`,
         })),
   ),
@@ -195,12 +209,11 @@ export const manifestRules = {
   noFenceInValues: rule(
     'no-fence-in-values',
     "no value that lands in an agent file holds '---': Claude Code ends its frontmatter at the first '---' anywhere, so the tool list after it would be dropped (every tool)",
-    (values: { file: string; line?: number; what: string; value: string }[]): Problem[] =>
+    (values: WrittenValue[]): Problem[] =>
       values
         .filter((v) => v.value.includes('---'))
         .map((v) => ({
-          file: v.file,
-          ...(v.line ? { line: v.line } : {}),
+          ...valueAt(v),
           message: `${v.what} holds '---' (${JSON.stringify(v.value)}), which ends Claude Code's frontmatter early and drops the tool list after it: remove it`,
         })),
   ),
