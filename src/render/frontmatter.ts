@@ -13,20 +13,19 @@ export interface Frontmatter {
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*))?$/;
 
 export function parseFrontmatter(text: string, file: string, problems: Problem[]): Frontmatter | undefined {
-  const lines = text.split('\n');
-  if (lines[0]?.trimEnd() !== '---') {
+  const lines = frontmatterLines(text);
+  if (lines.head[0]?.trimEnd() !== '---') {
     problems.push({ file, line: 1, message: "missing frontmatter: the file must start with a '---' line" });
     return undefined;
   }
-  const close = lines.findIndex((l, i) => i > 0 && l.trimEnd() === '---');
-  if (close < 0) {
+  if (lines.body === undefined) {
     problems.push({ file, line: 1, message: "frontmatter is not closed: add a '---' line after the last key" });
     return undefined;
   }
   const fields: Frontmatter['fields'] = new Map();
   const before = problems.length;
-  for (let i = 1; i < close; i++) {
-    const raw = (lines[i] ?? '').trimEnd();
+  for (let i = 1; i < lines.head.length - 1; i++) {
+    const raw = (lines.head[i] ?? '').trimEnd();
     const line = i + 1;
     if (raw.trim() === '' || raw.startsWith('#')) continue;
     const match = KEY_LINE.exec(raw);
@@ -43,7 +42,27 @@ export function parseFrontmatter(text: string, file: string, problems: Problem[]
     if (value !== undefined) fields.set(key, { value, line });
   }
   if (problems.length > before) return undefined;
-  return { fields, body: lines.slice(close + 1).join('\n') };
+  return { fields, body: lines.body };
+}
+
+/**
+ * The lines up to and including the closing fence, and the text after it; the body is cut out
+ * whole, not split into lines and joined again. No body when the first line is not a fence or
+ * no line closes it.
+ */
+function frontmatterLines(text: string): { head: string[]; body?: string } {
+  const head: string[] = [];
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = end < 0 ? text.slice(start) : text.slice(start, end);
+    head.push(line);
+    const fence = line.trimEnd() === '---';
+    if (head.length === 1 && !fence) return { head };
+    if (head.length > 1 && fence) return { head, body: end < 0 ? '' : text.slice(end + 1) };
+    if (end < 0) break;
+    start = end + 1;
+  }
+  return { head };
 }
 
 function parseValue(text: string, key: string, file: string, line: number, problems: Problem[]): FrontmatterValue | undefined {
