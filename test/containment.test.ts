@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writeAtomic } from '../src/render/write.ts';
-import { host, MAIN, snapshot, testdir } from './helpers.ts';
+import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, MAIN, snapshot, testdir } from './helpers.ts';
 
 // Inputs and outputs that are not plain files: a FIFO must not hang the gate, and a link planted
 // where a temp file will be written must not be written through.
@@ -46,5 +46,55 @@ describe('containment of reads and writes', () => {
     writeAtomic(join(dir, 'agent.md'), 'again\n');
     expect(readFileSync(join(dir, 'agent.md'), 'utf8')).toBe('again\n');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') && !f.includes('0-0-0-0-0'))).toEqual([]);
+  });
+  // The renderer resolves each input folder once per run and lstats each file in it: a folder
+  // found inside must not vouch for a link in it, and a linked folder must refuse every file.
+  const render = (dir: string) =>
+    spawnSync(process.execPath, [MAIN, 'render'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const secret = (name: string) => {
+    const file = join(testdir(), name);
+    writeFileSync(file, FIXTURE_ROLE.replace('Body.', 'TOP-SECRET-BODY'));
+    return file;
+  };
+
+  it('a role linked outside, between plain roles in the same folder, is refused unread; nothing is written', () => {
+    const dir = fixtureCheckout({
+      'roles/t.md': FIXTURE_ROLE,
+      'adapters/test/manifest.json': JSON.stringify({ ...FIXTURE_MANIFEST, roles: ['r', 's', 't'] }),
+    });
+    symlinkSync(secret('s.md'), join(dir, 'roles/s.md'));
+    const before = snapshot(dir);
+    const run = render(dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/roles\/s\.md: is a symbolic link that leaves the repository/);
+    expect(run.stderr).not.toMatch(/roles\/[rt]\.md/);
+    expect(run.stderr + run.stdout).not.toContain('TOP-SECRET');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a roles folder linked outside the repository refuses every role in it unread', () => {
+    const dir = fixtureCheckout({
+      'roles/t.md': FIXTURE_ROLE,
+      'adapters/test/manifest.json': JSON.stringify({ ...FIXTURE_MANIFEST, roles: ['r', 't'] }),
+    });
+    const away = join(testdir(), 'roles');
+    renameSync(join(dir, 'roles'), away);
+    writeFileSync(join(away, 'r.md'), FIXTURE_ROLE.replace('Body.', 'TOP-SECRET-BODY'));
+    symlinkSync(away, join(dir, 'roles'));
+    const run = render(dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/roles\/r\.md: is a symbolic link that leaves the repository/);
+    expect(run.stderr).toMatch(/roles\/t\.md: is a symbolic link that leaves the repository/);
+    expect(run.stderr + run.stdout).not.toContain('TOP-SECRET');
+  });
+
+  it('a role linked to another file inside the repository is read as before', () => {
+    const dir = fixtureCheckout({ 'specs/r.md': FIXTURE_ROLE.replace('Body.', 'Linked body.') });
+    renameSync(join(dir, 'roles/r.md'), join(dir, 'roles/old.md'));
+    symlinkSync(join(dir, 'specs/r.md'), join(dir, 'roles/r.md'));
+    const run = render(dir);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(readFileSync(join(dir, 'out/r.md'), 'utf8')).toContain('Linked body.');
   });
 });

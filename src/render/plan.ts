@@ -122,10 +122,12 @@ function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
 function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   const roles = new Map<string, Role | undefined>();
   const overlays = new Map<string, Overlay>();
+  // Whether each input folder leaves the repository, resolved once in this plan.
+  const folders = new Map<string, boolean>();
   return {
     role(name: string): Role | undefined {
       if (!roles.has(name)) {
-        const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`));
+        const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
         sink.problems.push(...outside);
         roles.set(name, outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, sink.problems));
       }
@@ -134,7 +136,7 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
     overlay(name: string): Overlay {
       const file = `${ctx.prefix}/overlays/${name}.md`;
       if (!overlays.has(file)) {
-        const outside = rules.inputsStayInside(ctx.root, file);
+        const outside = rules.inputsStayInside(ctx.root, file, folders);
         sink.problems.push(...outside);
         overlays.set(
           file,

@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 // Paths from manifests, the lock and flags never leave the repository (docs/narrowing.md).
 
@@ -64,16 +64,50 @@ export function escapesThroughSymlink(root: string, rel: string): string | undef
   return undefined;
 }
 
-/** True when `rel` exists and resolves, through any link, to a place outside `root`. */
-export function resolvesOutside(root: string, rel: string): boolean {
+/**
+ * True when `rel` exists and resolves, through any link, to a place outside `root`. With `folders`
+ * (one map per run, never kept longer: a folder may become a link later), a file that is not a
+ * link costs one lstat; its folder is resolved once for every file in it.
+ */
+export function resolvesOutside(root: string, rel: string, folders?: Map<string, boolean>): boolean {
+  const abs = join(root, rel);
+  if (folders) {
+    const entry = lstatSync(abs, { throwIfNoEntry: false });
+    if (!entry) return false; // absent: the reader reports it
+    if (!entry.isSymbolicLink()) {
+      const folder = dirname(abs);
+      let outside = folders.get(folder);
+      if (outside === undefined) {
+        outside = leaves(root, folder);
+        folders.set(folder, outside);
+      }
+      return outside;
+    }
+  }
+  return leaves(root, abs);
+}
+
+/** True when `abs` exists and its real path is outside the real `root`. */
+function leaves(root: string, abs: string): boolean {
   let real: string;
   try {
-    // The native realpath is one system call; the JavaScript one lstats every folder on the way,
-    // for every role spec read.
-    real = realpathSync.native(join(root, rel));
+    // The native realpath is one system call; the JavaScript one lstats every folder on the way.
+    real = realpathSync.native(abs);
   } catch {
     return false; // absent or a broken link: the reader reports it
   }
-  const inside = relative(realpathSync.native(root), real);
+  const inside = relative(realRoot(root), real);
   return inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+}
+
+// The repository root's real path, once per root rather than once per role spec read. Should the
+// root turn into a link mid-run, files resolve under its new target, outside the old one: refused.
+const realRoots = new Map<string, string>();
+function realRoot(root: string): string {
+  let real = realRoots.get(root);
+  if (real === undefined) {
+    real = realpathSync.native(root);
+    realRoots.set(root, real);
+  }
+  return real;
 }

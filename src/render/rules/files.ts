@@ -19,8 +19,8 @@ export const fileRules = {
   inputsStayInside: rule(
     'inputs-stay-inside',
     'role specs, manifests and overlays are read only from inside the repository: a link that leaves it is refused unread',
-    (root: string, rel: string): Problem[] =>
-      resolvesOutside(root, rel)
+    (root: string, rel: string, folders?: Map<string, boolean>): Problem[] =>
+      resolvesOutside(root, rel, folders)
         ? [
             {
               file: rel,
