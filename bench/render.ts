@@ -30,6 +30,8 @@ function row(name: string, m: Measured): void {
 function ratio(a: Stat, b: Stat): string {
   return `${(a.median / b.median).toFixed(2)}x [${(a.min / b.max).toFixed(2)}-${(a.max / b.min).toFixed(2)}]`;
 }
+/** a - b, its median and the widest range the runs allow. */
+const minus = (a: Stat, b: Stat): Stat => ({ median: a.median - b.median, min: a.min - b.max, max: a.max - b.min });
 const targets: string[] = [];
 function target(name: string, value: string, goal: string): void {
   targets.push(`${name.padEnd(66)} ${value.padEnd(22)} target ${goal}`);
@@ -86,6 +88,7 @@ target("  (src/main.ts instead, CPU vs node -e '')", ratio(viaMain.cpu, bare.cpu
 
 // 2. N roles x 3 adapters: gateline against the floor; cold render against the check.
 const checks = new Map<number, Measured>();
+const floors = new Map<number, Measured>();
 const colds = new Map<number, Measured>();
 for (const n of SIZES) {
   const dir = generated(n);
@@ -99,16 +102,35 @@ for (const n of SIZES) {
   const check = measure([node, entry, 'render', '--check'], { cwd: dir, runs });
   row(`gateline render --check, ${n} x 3`, check);
   checks.set(n, check);
+  floors.set(n, floor);
   target(`render --check ${n} x 3, CPU vs the floor`, ratio(check.cpu, floor.cpu), n === 1000 ? '<= 1.5x' : '(1.5x at 1000)');
+  const [check10, floor10] = [checks.get(10), floors.get(10)];
+  if (n >= 1000 && check10 && floor10)
+    target(
+      `  (per file: the CPU ${n} x 3 adds over 10 x 3, vs the floor's)`,
+      ratio(minus(check.cpu, check10.cpu), minus(floor.cpu, floor10.cpu)),
+      '(for comparison)',
+    );
   if (n >= 1000) {
     const cold = measure([node, entry, 'render'], { cwd: dir, runs: Math.min(runs, 3), reset: outputs(dir) });
     row(`gateline render (cold, outputs removed), ${n} x 3`, cold);
     colds.set(n, cold);
+    const floorWrite = measure([node, join(REPO, 'bench/floor.mjs'), dir, floorFile, '--write'], {
+      cwd: dir,
+      runs: Math.min(runs, 3),
+      reset: outputs(dir),
+    });
+    row(`floor write (cold, outputs removed), ${n} x 3`, floorWrite);
+    // The floor wrote the files last: gateline must find every one of them up to date.
+    if (spawnSync(node, [entry, 'render', '--check'], { cwd: dir }).status !== 0)
+      throw new Error(`the floor's write does not build gateline's bytes at N=${n}`);
     target(
       `cold render ${n} x 3, CPU vs render --check at the same N`,
       ratio(cold.cpu, check.cpu),
       n === 10000 ? '<= 3x' : '(3x at 10000)',
     );
+    target(`  (cold render ${n} x 3, CPU vs the floor's write)`, ratio(cold.cpu, floorWrite.cpu), '(for comparison)');
+    target(`  (the floor's write ${n} x 3, CPU vs the floor's check)`, ratio(floorWrite.cpu, floor.cpu), '(the disk: for comparison)');
   }
   if (n === 10000) {
     target('peak memory of render --check, 10000 x 3 (MiB)', fmt(check.rss, ''), '<= 150');
