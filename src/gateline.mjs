@@ -1,6 +1,7 @@
 // The plain-JavaScript entry of every command gateline advertises (hooks, CI, docs). Plain
 // JavaScript, so that an old Node can still read it and say what is wrong where a .ts entry would
-// fail with a stack trace; on Node 24 it enables the compile cache before any .ts is loaded.
+// fail with a stack trace; on Node 24 it starts the core from its linked script (start/cache.mjs),
+// or enables the compile cache before any .ts is loaded.
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
   process.stderr.write(
@@ -9,8 +10,16 @@ if (major < 24) {
   );
   process.exitCode = 1;
 } else {
-  const { enableCompileCache } = await import('node:module');
-  enableCompileCache();
-  const { main } = await import('./cli.ts');
-  process.exitCode = main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+  const argv = process.argv.slice(2);
+  // The core linked into one script with V8's code for it (start/cache.mjs); else, or on any
+  // trouble there, the .ts modules as Node loads them, from its compile cache.
+  const entry = process.getBuiltinModule('node:path').join(import.meta.dirname, 'cli.ts');
+  const fast = await import('./start/cache.mjs').then(({ fastStart }) => fastStart(entry, argv)).catch(() => undefined);
+  let main = /** @type {typeof import('./cli.ts').main | undefined} */ (fast?.exports.main);
+  if (typeof main !== 'function') {
+    (await import('node:module')).enableCompileCache();
+    main = (await import('./cli.ts')).main;
+  }
+  process.exitCode = main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+  fast?.done();
 }

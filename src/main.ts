@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The core's TypeScript entry, kept working as the contract describes (`node src/main.ts render
 // --check`). What gateline advertises (CI, hooks, the package script) runs src/gateline.mjs
-// instead: plain JavaScript, so it turns the compile cache on before any .ts loads, where this
-// file is itself stripped first. The core uses node: builtins only, so both run from source in
+// instead: plain JavaScript, which starts the core from one linked script (src/start), or turns
+// the compile cache on before any .ts loads, where this file is itself stripped first. The core uses node: builtins only, so both run from source in
 // any repository with nothing installed (docs/contract.md).
 //
 // Node strips the types of every .ts module it loads, which costs more than the rendering

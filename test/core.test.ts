@@ -14,6 +14,7 @@ function coreModules(): string[] {
     for (const spec of importsOf(file)) if (spec.startsWith('.')) visit(join(dirname(file), spec));
   };
   visit(join(REPO, 'src/main.ts'));
+  visit(join(REPO, 'src/gateline.mjs')); // and its fast start, src/start/*.mjs
   visit(join(REPO, 'src/cli.ts'));
   visit(join(REPO, 'src/validate/validate.ts'));
   visit(join(REPO, 'src/render/render.ts'));
@@ -45,14 +46,16 @@ describe('the core', () => {
     for (const file of modules) {
       for (const spec of importsOf(file)) {
         const where = `${relative(REPO, file)} imports '${spec}'`;
-        if (spec.startsWith('.')) expect(spec, where).toMatch(/\.ts$/);
+        if (spec.startsWith('.')) expect(spec, where).toMatch(/\.(ts|mjs)$/);
         else expect(spec, where).toMatch(/^node:/);
       }
     }
   });
 
-  it('stays inside src/render, src/validate, src/shared and src/main.ts, src/cli.ts', () => {
-    for (const file of modules) expect(relative(REPO, file)).toMatch(/^src\/(render\/|validate\/|shared\/|(main|cli)\.ts$)/);
+  it('stays inside src/render, src/validate, src/shared, src/start and src/main.ts, src/cli.ts, src/gateline.mjs', () => {
+    const names = modules.map((m) => relative(REPO, m));
+    expect(names).toEqual(expect.arrayContaining(['src/gateline.mjs', 'src/start/cache.mjs', 'src/start/link.mjs']));
+    for (const name of names) expect(name).toMatch(/^src\/(render\/|validate\/|shared\/|start\/|(main|cli)\.ts$|gateline\.mjs$)/);
   });
 
   it('runs as `node src/main.ts` in this repository (its own agents are fresh)', () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -30,10 +30,14 @@ describe('the plain-JavaScript entry', () => {
     expect(run.stdout).toMatch(/gateline render --check: \d+ files up to date/);
   });
 
-  it('turns the compile cache on before any .ts loads; src/main.ts keeps working but is itself stripped first', () => {
+  it('without its fast start, turns the compile cache on before any .ts loads; src/main.ts keeps working but is itself stripped first', () => {
     // No NODE_COMPILE_CACHE (that would turn the cache on at startup): the entry's own call does,
-    // in the OS temp folder, which TMPDIR points at a fresh folder here.
-    const debug = (entry: string) => sh(`node ${entry} render --check`, REPO, { TMPDIR: testdir(), NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    // in the OS temp folder, which TMPDIR points at a fresh folder here. A cache home that others
+    // may write turns the fast start (test/fast-start.test.ts) away, so the .ts modules load.
+    const shared = testdir();
+    chmodSync(shared, 0o777);
+    const debug = (entry: string) =>
+      sh(`node ${entry} render --check`, REPO, { TMPDIR: testdir(), XDG_CACHE_HOME: shared, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
     const seen = (stderr: string, file: string) => stderr.includes(`for StrippedTypeScript ${pathToFileURL(join(REPO, file)).href}`);
     const mjs = debug('src/gateline.mjs');
     expect(mjs.status).toBe(0);

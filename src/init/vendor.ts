@@ -7,6 +7,7 @@ export const CORE_ENTRIES = [
   'src/main.ts',
   'src/cli.ts',
   'src/gateline.mjs',
+  'src/start',
   'src/render',
   'src/validate',
   'src/shared',

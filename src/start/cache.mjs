@@ -1,0 +1,170 @@
+// @ts-check
+// The fast start of the core: its modules linked into one script (start/link.mjs) and V8's code
+// for that script, taken after a run so it holds every function the run compiled (Node's own
+// compile cache is taken before a module runs, so each run compiled them again). Kept per user in
+// $XDG_CACHE_HOME/gateline/start (else ~/.cache/...), a folder only this user may write. A run uses
+// the script only when every module it was linked from is byte for byte what is on disk now;
+// otherwise, or on any trouble, it links again or the entry loads the .ts modules as Node does.
+// NODE_DISABLE_COMPILE_CACHE=1 turns this off with Node's cache; --verbose too (its stack traces
+// then name the modules' own files and lines).
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * The core's exports from the linked script, and `done()` to call after the run, which keeps the
+ * code V8 compiled for it. Undefined when the fast start is off or cannot be used here.
+ * @param {string} entry absolute path of src/cli.ts
+ * @param {string[]} argv
+ * @returns {Promise<{ exports: Record<string, unknown>, done: () => void } | undefined>}
+ */
+export async function fastStart(entry, argv) {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE || argv.includes('--verbose')) return undefined;
+  try {
+    const folder = ownFolder();
+    if (!folder) return undefined;
+    const key = `${fnv(`${process.version}\0${entry}`)}`;
+    const stem = join(folder, key);
+    let linked = current(stem, entry);
+    if (!linked) linked = relink(folder, stem, entry, (await import('./link.mjs')).link);
+    // One code cache per command: each holds the functions its command ran.
+    const command = ['render', 'validate'].find((c) => argv.includes(c)) ?? 'other';
+    const codeFile = `${stem}.${linked.build}.${command}.v8`;
+    const cachedData = readOptional(codeFile);
+    const script = new vm.Script(linked.script, { filename: join(dirname(entry), 'gateline.linked.js'), cachedData });
+    const exports = /** @type {Record<string, unknown>} */ (script.runInThisContext());
+    const done = () => {
+      if (cachedData && !script.cachedDataRejected) return;
+      try {
+        writePrivate(codeFile, script.createCachedData());
+      } catch {
+        // A cache that cannot be written is only slower next time.
+      }
+    };
+    return { exports, done };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * This user's cache folder for the fast start, made private; undefined when it is shared,
+ * a link, or cannot be made (no home, a read-only home, Windows).
+ */
+function ownFolder() {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  if (!base.startsWith('/')) return undefined;
+  mkdirSync(base, { recursive: true, mode: 0o700 });
+  // Another user who can write on the way could hand this process code to run. The cache home
+  // may be a link (to a bigger disk); the two folders below it are made here and may not be.
+  const safe = (/** @type {import('node:fs').Stats} */ stat) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o022) === 0;
+  if (!safe(statSync(base))) return undefined;
+  let folder = base;
+  for (const name of ['gateline', 'start']) {
+    folder = join(folder, name);
+    try {
+      mkdirSync(folder, { mode: 0o700 });
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
+    }
+    if (!safe(lstatSync(folder))) return undefined;
+  }
+  return folder;
+}
+
+/**
+ * The linked script at `stem` if it was linked from `entry` and every module it was linked from
+ * is unchanged on disk.
+ * @param {string} stem
+ * @param {string} entry
+ * @returns {{ script: string, build: string } | undefined}
+ */
+function current(stem, entry) {
+  const sources = readOptional(`${stem}.json`);
+  if (!sources) return undefined;
+  let parsed;
+  try {
+    parsed = JSON.parse(sources.toString('utf8'));
+  } catch {
+    return undefined; // a torn or edited record: link again
+  }
+  const { build, files, from } = parsed ?? {};
+  if (from !== entry || typeof build !== 'string' || !/^[0-9a-f]{8}$/.test(build) || !Array.isArray(files)) return undefined;
+  for (const { path, text } of files) if (typeof path !== 'string' || readOptional(path)?.toString('utf8') !== text) return undefined;
+  const script = readOptional(`${stem}.${build}.js`);
+  return script ? { script: script.toString('utf8'), build } : undefined;
+}
+
+/**
+ * Links the core again and stores it under a new, random build name, so a code cache made for
+ * an earlier script is never taken for this one (V8 checks little more than a script's length).
+ * @param {string} folder
+ * @param {string} stem
+ * @param {string} entry
+ * @param {typeof import('./link.mjs').link} link loaded only here: most runs find their script current
+ */
+function relink(folder, stem, entry, link) {
+  const { script, sources } = link(entry);
+  const build = globalThis.crypto.randomUUID().slice(0, 8);
+  writePrivate(`${stem}.${build}.js`, Buffer.from(script));
+  const files = sources.map(({ path, text }) => ({ path, text }));
+  writePrivate(`${stem}.json`, Buffer.from(JSON.stringify({ from: entry, build, files })));
+  const key = stem.slice(folder.length + 1);
+  for (const name of readdirSync(folder))
+    if (name.startsWith(`${key}.`) && name !== `${key}.json` && !name.startsWith(`${key}.${build}.`))
+      rmSync(join(folder, name), { force: true });
+  return { script, build };
+}
+
+/** @param {string} path */
+function readOptional(path) {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes through a fresh private file and a rename: a concurrent run reads the old file or the
+ * new one, never half of one.
+ * @param {string} path
+ * @param {Uint8Array} data
+ */
+function writePrivate(path, data) {
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${temp} is not a file`);
+    for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+/**
+ * FNV-1a, 32 bits, as hex: names a core's files, never vouches for content (the sources are
+ * compared whole).
+ * @param {string} text
+ */
+function fnv(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}

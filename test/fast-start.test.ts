@@ -1,0 +1,253 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { link } from '../src/start/link.mjs';
+import { CLEAN_ENV, host, MAIN, REPO, read, testdir } from './helpers.ts';
+
+// The fast start (src/start): the core linked into one script, with V8's code for it kept per
+// user. It must change nothing a user sees, follow every edit of the core at once, refuse a cache
+// folder another user could write, and step aside for anything it cannot link.
+
+const ENTRY = join(REPO, 'src/gateline.mjs');
+
+interface Seen {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <entry> ...args` in `cwd` with its own cache home. */
+function run(entry: string, args: string[], cwd: string, cache: string, env: Record<string, string> = {}): Seen {
+  const r = spawnSync(process.execPath, [entry, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...CLEAN_ENV, NO_COLOR: '1', XDG_CACHE_HOME: cache, ...env },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A private cache home, as a user's ~/.cache is. */
+function cacheHome(): string {
+  const dir = join(testdir(), 'cache');
+  mkdirSync(dir, { mode: 0o700 });
+  return dir;
+}
+
+const startFiles = (cache: string) => {
+  const dir = join(cache, 'gateline/start');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+};
+
+describe('the linked script', () => {
+  const { sources } = link(join(REPO, 'src/cli.ts'));
+
+  it('holds every module src/cli.ts reaches, and each exports what TypeScript reads it to export', () => {
+    expect(sources.map((s) => relative(REPO, s.path))).toContain('src/render/plan.ts');
+    expect(sources.at(-1)?.path).toBe(join(REPO, 'src/cli.ts'));
+    for (const { path, text, exports } of sources) {
+      const file = ts.createSourceFile(path, text, ts.ScriptTarget.ESNext, true);
+      const values: string[] = [];
+      for (const node of file.statements) {
+        const exported = ts.getModifiers(node as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+        if (exported && (ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node)) && node.name) values.push(node.name.text);
+        if (exported && ts.isVariableStatement(node))
+          for (const d of node.declarationList.declarations) if (ts.isIdentifier(d.name)) values.push(d.name.text);
+        if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.exportClause && ts.isNamedExports(node.exportClause))
+          for (const e of node.exportClause.elements) if (!e.isTypeOnly) values.push(e.name.text);
+      }
+      expect(exports.sort(), relative(REPO, path)).toEqual(values.sort());
+    }
+  });
+
+  it('no string or template in the core holds a line that reads as an import or export (the linker would rewrite it)', () => {
+    for (const { path, text } of sources) {
+      const file = ts.createSourceFile(path, text, ts.ScriptTarget.ESNext, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
+          expect(node.text, `${relative(REPO, path)}: ${node.text.slice(0, 40)}`).not.toMatch(/(^|\n)(import|export)\b/);
+        ts.forEachChild(node, visit);
+      };
+      visit(file);
+    }
+  });
+
+  it('refuses what it cannot link: a default export, a dynamic import, a cycle, a missing name', () => {
+    const dir = testdir({
+      'default.ts': "import { a } from './a.ts';\nexport default a;\n",
+      'dynamic.ts': "export const load = () => import('./a.ts');\n",
+      'cycle.ts': "import { b } from './b.ts';\nexport const c = b;\n",
+      'b.ts': "import { c } from './cycle.ts';\nexport const b = () => c;\n",
+      'missing.ts': "import { nope } from './a.ts';\nexport const m = nope;\n",
+      'a.ts': 'export const a: number = 1;\n',
+    });
+    expect(() => link(join(dir, 'default.ts'))).toThrow(/cannot link 'export default a;'/);
+    expect(() => link(join(dir, 'dynamic.ts'))).toThrow(/cannot link/);
+    expect(() => link(join(dir, 'cycle.ts'))).toThrow(/an import cycle/);
+    expect(() => link(join(dir, 'missing.ts'))).toThrow(/does not export 'nope'/);
+    expect(link(join(dir, 'a.ts')).sources.map((s) => s.exports)).toEqual([['a']]);
+  });
+});
+
+describe('the fast start', () => {
+  // What users and CI see must not depend on the start: the same bytes and exit code as the
+  // .ts modules loaded by Node (src/main.ts), on the first run (which links) and later ones.
+  const CASES: [string, string[]][] = [
+    ['render --check', ['render', '--check']],
+    ['validate', ['validate']],
+    ['render --check --json', ['render', '--check', '--json']],
+    ['--version', ['--version']],
+    ['--help', ['--help']],
+    ['an unknown flag', ['render', '--nope']],
+    ['an unknown command', ['paint']],
+  ];
+
+  it.each(CASES)('%s: the same output and exit code as src/main.ts, linking and linked', (_name, args) => {
+    const cache = cacheHome();
+    const plain = run(MAIN, args, REPO, cacheHome());
+    const first = run(ENTRY, args, REPO, cache);
+    const second = run(ENTRY, args, REPO, cache);
+    expect(first).toEqual(plain);
+    expect(second).toEqual(plain);
+    expect(startFiles(cache).some((f) => f.endsWith('.js'))).toBe(true);
+  });
+
+  it('a stale host: the same report, and a render writes the same files', () => {
+    const cache = cacheHome();
+    const a = host({}, { adapters: ['claude-code', 'opencode'] });
+    const b = host({}, { adapters: ['claude-code', 'opencode'] });
+    for (const dir of [a, b]) {
+      expect(run(MAIN, ['render'], dir, cacheHome()).status).toBe(0);
+      rmSync(join(dir, '.opencode/agents/reviewer.md'));
+      writeFileSync(join(dir, '.claude/agents/planner.md'), `${read(dir, '.claude/agents/planner.md')}\nedited by hand\n`);
+    }
+    for (const args of [['render', '--check'], ['validate']]) expect(run(ENTRY, args, a, cache)).toEqual(run(MAIN, args, b, cacheHome()));
+    expect(run(ENTRY, ['render'], a, cache)).toEqual(run(MAIN, ['render'], b, cacheHome()));
+    expect(read(a, '.claude/agents/planner.md')).toBe(read(b, '.claude/agents/planner.md'));
+  });
+
+  it('runs the linked script once linked: no .ts module is compiled, and no warning is printed', () => {
+    const cache = cacheHome();
+    const first = run(ENTRY, ['render', '--check'], REPO, cache, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(first.status).toBe(0);
+    expect(first.stderr).not.toMatch(/ExperimentalWarning|strip/i);
+    const second = run(ENTRY, ['render', '--check'], REPO, cache, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(second.status).toBe(0);
+    expect(second.stderr).not.toMatch(/src\/render\/plan\.ts/);
+    // The negative control: --verbose loads the modules themselves, so stack traces name them.
+    const verbose = run(ENTRY, ['render', '--check', '--verbose'], REPO, cache, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+    expect(verbose.stderr).toMatch(/src\/render\/plan\.ts/);
+    expect(startFiles(cache)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{8}\.[0-9a-f]{8}\.js$/),
+      expect.stringMatching(/^[0-9a-f]{8}\.[0-9a-f]{8}\.render\.v8$/),
+      expect.stringMatching(/^[0-9a-f]{8}\.json$/),
+    ]);
+  });
+
+  it('follows an edit of the vendored core at once, also one that keeps every length', () => {
+    const cache = cacheHome();
+    const dir = host({}, { adapters: ['claude-code'] });
+    expect(run(MAIN, ['render'], dir, cacheHome()).status).toBe(0);
+    const entry = join(dir, '.gateline/core/src/gateline.mjs');
+    const cli = join(dir, '.gateline/core/src/cli.ts');
+    expect(run(entry, ['--help'], dir, cache).stdout).toContain('render every role');
+    writeFileSync(cli, readFileSync(cli, 'utf8').replace('render every role', 'RENDER EVERY ROLE'));
+    expect(run(entry, ['--help'], dir, cache).stdout).toContain('RENDER EVERY ROLE');
+    // An edit deeper in the graph, in a message: every length the same, another text.
+    const stale = join(dir, '.gateline/core/src/render/stale.ts');
+    rmSync(join(dir, '.claude/agents/planner.md'));
+    expect(run(entry, ['render', '--check'], dir, cache).stderr).toContain('missing (not rendered yet)');
+    writeFileSync(stale, readFileSync(stale, 'utf8').replace('missing (not rendered yet)', 'MISSING (NOT RENDERED YET)'));
+    const edited = run(entry, ['render', '--check'], dir, cache);
+    expect(edited.stderr).toContain('MISSING (NOT RENDERED YET)');
+    expect(edited).toEqual(run(join(dir, '.gateline/core/src/main.ts'), ['render', '--check'], dir, cacheHome()));
+    // Old builds are removed when the core is linked again: one script, one record.
+    expect(startFiles(cache).filter((f) => f.endsWith('.js'))).toHaveLength(1);
+  });
+
+  it('steps aside for a core it cannot link: the .ts modules run, with the same output', () => {
+    const cache = cacheHome();
+    const dir = host({}, { adapters: ['claude-code'] });
+    const text = join(dir, '.gateline/core/src/shared/text.ts');
+    writeFileSync(text, `${readFileSync(text, 'utf8')}export default 1;\n`);
+    const entry = join(dir, '.gateline/core/src/gateline.mjs');
+    expect(run(entry, ['render', '--check'], dir, cache)).toEqual(
+      run(join(dir, '.gateline/core/src/main.ts'), ['render', '--check'], dir, cacheHome()),
+    );
+    expect(startFiles(cache).filter((f) => f.endsWith('.js'))).toEqual([]);
+  });
+
+  it('refuses a cache folder another user could write, or a linked one, and writes nothing there', () => {
+    const shared = join(testdir(), 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    expect(run(ENTRY, ['render', '--check'], REPO, shared).status).toBe(0);
+    expect(startFiles(shared)).toEqual([]);
+
+    const home = cacheHome();
+    const elsewhere = join(testdir(), 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    symlinkSync(elsewhere, join(home, 'gateline'));
+    expect(run(ENTRY, ['render', '--check'], REPO, home).status).toBe(0);
+    expect(readdirSync(elsewhere)).toEqual([]);
+
+    const off = cacheHome();
+    expect(run(ENTRY, ['render', '--check'], REPO, off, { NODE_DISABLE_COMPILE_CACHE: '1' }).status).toBe(0);
+    expect(startFiles(off)).toEqual([]);
+  });
+
+  it('a torn or tampered cache is linked again or rejected, never run as it is', () => {
+    const cache = cacheHome();
+    const plain = run(MAIN, ['render', '--check'], REPO, cacheHome());
+    expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(plain);
+    const folder = join(cache, 'gateline/start');
+    const named = (end: string) => join(folder, startFiles(cache).find((f) => f.endsWith(end)) as string);
+    writeFileSync(named('.v8'), 'not V8 code');
+    expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(plain);
+    writeFileSync(named('.json'), '{"torn":');
+    expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(plain);
+    // A record that points at other modules (another core's, or edited) is not this core's.
+    const record = JSON.parse(readFileSync(named('.json'), 'utf8'));
+    writeFileSync(named('.json'), JSON.stringify({ ...record, from: join(testdir(), 'src/cli.ts') }));
+    writeFileSync(named('.js'), "'use strict'; (() => ({ main: () => { process.stdout.write('not the core\\n'); return 0; } }))();");
+    expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(plain);
+  });
+
+  it('runs started at once on an empty cache all print the same', async () => {
+    const cache = cacheHome();
+    const plain = run(MAIN, ['render', '--check'], REPO, cacheHome());
+    const runs = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<Seen>((done) => {
+            const child = spawn(process.execPath, [ENTRY, 'render', '--check'], {
+              cwd: REPO,
+              env: { ...CLEAN_ENV, NO_COLOR: '1', XDG_CACHE_HOME: cache },
+            });
+            let stdout = '';
+            let stderr = '';
+            child.stdout.on('data', (d) => {
+              stdout += d;
+            });
+            child.stderr.on('data', (d) => {
+              stderr += d;
+            });
+            child.on('close', (status) => done({ status, stdout, stderr }));
+          }),
+      ),
+    );
+    for (const r of runs) expect(r).toEqual(plain);
+    expect(startFiles(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('the files it keeps are private to the user', () => {
+    const cache = cacheHome();
+    run(ENTRY, ['render', '--check'], REPO, cache);
+    const folder = join(cache, 'gateline/start');
+    expect(spawnSync('stat', ['-c', '%a', folder], { encoding: 'utf8' }).stdout.trim()).toBe('700');
+    for (const f of startFiles(cache))
+      expect(spawnSync('stat', ['-c', '%a', join(folder, f)], { encoding: 'utf8' }).stdout.trim()).toBe('600');
+  });
+});
