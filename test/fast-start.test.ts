@@ -242,6 +242,21 @@ describe('the fast start', () => {
     expect(startFiles(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it("sweeps a core's files once its entry is gone, when another core is linked", () => {
+    const cache = cacheHome();
+    const [a, b] = [host({}, { adapters: ['claude-code'] }), host({}, { adapters: ['claude-code'] })];
+    const entry = (dir: string) => join(dir, '.gateline/core/src/gateline.mjs');
+    run(entry(a), ['--help'], a, cache);
+    const ofA = startFiles(cache);
+    expect(ofA).toHaveLength(3);
+    rmSync(a, { recursive: true, force: true });
+    run(entry(b), ['--help'], b, cache);
+    const left = startFiles(cache);
+    expect(left).toHaveLength(3);
+    for (const f of ofA) expect(left).not.toContain(f);
+    expect(run(entry(b), ['--version'], b, cache).status).toBe(0);
+  });
+
   it('the files it keeps are private to the user', () => {
     const cache = cacheHome();
     run(ENTRY, ['render', '--check'], REPO, cache);

@@ -124,11 +124,36 @@ function relink(folder, stem, entry, link) {
   writePrivate(`${stem}.${build}.js`, Buffer.from(script));
   const files = sources.map(({ path, text }) => ({ path, text }));
   writePrivate(`${stem}.json`, Buffer.from(JSON.stringify({ from: entry, build, files })));
-  const key = stem.slice(folder.length + 1);
-  for (const name of readdirSync(folder))
-    if (name.startsWith(`${key}.`) && name !== `${key}.json` && !name.startsWith(`${key}.${build}.`))
-      rmSync(join(folder, name), { force: true });
+  sweep(folder, stem.slice(folder.length + 1), build);
   return { script, build };
+}
+
+const MONTH = 30 * 24 * 3600 * 1000;
+
+/**
+ * Removes the earlier builds of `key`, and every other core's files once its entry is gone (a
+ * temporary checkout) or it was last linked a month ago: the folder does not grow for ever.
+ * @param {string} folder
+ * @param {string} key
+ * @param {string} build
+ */
+function sweep(folder, key, build) {
+  const names = readdirSync(folder);
+  const gone = new Set();
+  for (const name of names) {
+    if (!name.endsWith('.json') || name === `${key}.json`) continue;
+    const record = join(folder, name);
+    let from;
+    try {
+      if (Date.now() - statSync(record).mtimeMs < MONTH) from = JSON.parse(readFileSync(record, 'utf8')).from;
+    } catch {}
+    if (typeof from !== 'string' || !statSync(from, { throwIfNoEntry: false })) gone.add(name.slice(0, -'.json'.length));
+  }
+  for (const name of names) {
+    const owner = name.slice(0, name.indexOf('.'));
+    const old = owner === key && name !== `${key}.json` && !name.startsWith(`${key}.${build}.`);
+    if (old || gone.has(owner)) rmSync(join(folder, name), { force: true });
+  }
 }
 
 /** @param {string} path */
