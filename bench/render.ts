@@ -83,8 +83,14 @@ const viaMain = measure([node, join(REPO, 'src/main.ts'), 'render', '--check'], 
 row('node src/main.ts render --check (warm)', viaMain);
 const hook = measure([node, entry, 'validate'], { cwd: REPO, runs: RUNS });
 row('node src/gateline.mjs validate (the hook, warm)', hook);
+const emptyTs = join(work, 'empty.ts');
+writeFileSync(emptyTs, '');
+const bareTs = measure([node, emptyTs], { cwd: REPO, runs: RUNS });
+row('node empty.ts', bareTs);
 target("CI's command, warm, CPU vs node -e ''", ratio(ci.cpu, bare.cpu), '<= 2x');
 target("  (src/main.ts instead, CPU vs node -e '')", ratio(viaMain.cpu, bare.cpu), '(for comparison)');
+target('node src/main.ts render --check, CPU vs node empty.ts', ratio(viaMain.cpu, bareTs.cpu), '<= 1.5x (the contract)');
+target("validate (what the hook runs), warm, CPU vs node -e ''", ratio(hook.cpu, bare.cpu), '<= 3x (the contract)');
 
 // 2. N roles x 3 adapters: gateline against the floor; cold render against the check.
 const checks = new Map<number, Measured>();

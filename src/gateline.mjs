@@ -11,15 +11,10 @@ if (major < 24) {
   process.exitCode = 1;
 } else {
   const argv = process.argv.slice(2);
-  // The core linked into one script with V8's code for it (start/cache.mjs); else, or on any
-  // trouble there, the .ts modules as Node loads them, from its compile cache.
-  const entry = process.getBuiltinModule('node:path').join(import.meta.dirname, 'cli.ts');
-  const fast = await import('./start/cache.mjs').then(({ fastStart }) => fastStart(entry, argv)).catch(() => undefined);
-  let main = /** @type {typeof import('./cli.ts').main | undefined} */ (fast?.exports.main);
-  if (typeof main !== 'function') {
-    (await import('node:module')).enableCompileCache();
-    main = (await import('./cli.ts')).main;
-  }
-  process.exitCode = main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
-  fast?.done();
+  // The core linked into one script with V8's code for it; else the .ts modules as Node loads
+  // them, from its compile cache (start/cache.mjs).
+  const { loadCore } = await import('./start/cache.mjs');
+  const core = await loadCore(process.getBuiltinModule('node:path').join(import.meta.dirname, 'cli.ts'), argv);
+  process.exitCode = core.main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+  core.done();
 }

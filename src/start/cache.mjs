@@ -22,7 +22,25 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
+
+/**
+ * The core's `main` for the two entries (src/gateline.mjs, src/main.ts): from the linked script
+ * when it can be used, else from the .ts modules, loaded after Node's compile cache is on. Call
+ * `done()` after the run: it keeps the code V8 compiled for the script.
+ * @param {string} cli absolute path of src/cli.ts
+ * @param {string[]} argv
+ * @returns {Promise<{ main: typeof import('../cli.ts').main, done: () => void }>}
+ */
+export async function loadCore(cli, argv) {
+  const fast = await fastStart(cli, argv);
+  const main = /** @type {typeof import('../cli.ts').main | undefined} */ (fast?.exports.main);
+  if (fast && typeof main === 'function') return { main, done: fast.done };
+  (await import('node:module')).enableCompileCache();
+  const core = /** @type {typeof import('../cli.ts')} */ (await import(pathToFileURL(cli).href));
+  return { main: core.main, done: () => {} };
+}
 
 /**
  * The core's exports from the linked script, and `done()` to call after the run, which keeps the
@@ -31,7 +49,7 @@ import vm from 'node:vm';
  * @param {string[]} argv
  * @returns {Promise<{ exports: Record<string, unknown>, done: () => void } | undefined>}
  */
-export async function fastStart(entry, argv) {
+async function fastStart(entry, argv) {
   if (process.env.NODE_DISABLE_COMPILE_CACHE || argv.includes('--verbose')) return undefined;
   try {
     const folder = ownFolder();
