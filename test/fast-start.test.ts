@@ -76,7 +76,7 @@ describe('the linked script', () => {
     }
   });
 
-  it('refuses what it cannot link: a default export, a dynamic import, a cycle, a missing name', () => {
+  it('refuses what it cannot link: a default export, a dynamic import, a cycle, a missing name, its own name', () => {
     const dir = testdir({
       'default.ts': "import { a } from './a.ts';\nexport default a;\n",
       'dynamic.ts': "export const load = () => import('./a.ts');\n",
@@ -84,11 +84,13 @@ describe('the linked script', () => {
       'b.ts': "import { c } from './cycle.ts';\nexport const b = () => c;\n",
       'missing.ts': "import { nope } from './a.ts';\nexport const m = nope;\n",
       'a.ts': 'export const a: number = 1;\n',
+      'shadow.ts': 'const __m = [];\nexport const s = __m;\n',
     });
     expect(() => link(join(dir, 'default.ts'))).toThrow(/cannot link 'export default a;'/);
     expect(() => link(join(dir, 'dynamic.ts'))).toThrow(/cannot link/);
     expect(() => link(join(dir, 'cycle.ts'))).toThrow(/an import cycle/);
     expect(() => link(join(dir, 'missing.ts'))).toThrow(/does not export 'nope'/);
+    expect(() => link(join(dir, 'shadow.ts'))).toThrow(/cannot link '__m'/);
     expect(link(join(dir, 'a.ts')).sources.map((s) => s.exports)).toEqual([['a']]);
   });
 });

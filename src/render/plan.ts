@@ -75,14 +75,18 @@ export function planEach(
   const found = new Map<number, Problem[]>();
   let failed = head.length > 0;
   for (const [role, uses] of byRole) {
+    // The spec lives in this loop only, never in a structure that outlives the role: V8 keeps
+    // whatever such a structure held while it marks, and a check of 10000 roles then held them all.
+    let spec: Role | undefined | null = null;
     for (const { manifest, place } of uses) {
       sink.problems = [];
-      const file = planFile(ctx, manifest, role, { ...inputs, owners, problems: sink.problems, checked });
+      // Read once, at the role's first file, whose problems its own problems join.
+      if (spec === null) spec = inputs.role(role);
+      const file = spec && planFile(ctx, manifest, role, spec, { ...inputs, owners, problems: sink.problems, checked });
       if (sink.problems.length) found.set(place, sink.problems);
       failed ||= sink.problems.length > 0;
       if (file && (!failed || options.pastProblems)) visit(file, place);
     }
-    inputs.forget(role);
   }
   const problems = [...head, ...[...found.keys()].sort((a, b) => a - b).flatMap((place) => found.get(place) ?? [])];
   return { manifests, overlays: inputs.overlays(), problems };
@@ -118,20 +122,16 @@ function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
   return manifests;
 }
 
-/** Role specs and overlays, each read once however many adapters use it; problems go to the sink's current list. */
+/** Role specs, and overlays each read once however many adapters use it; problems go to the sink's current list. */
 function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
-  const roles = new Map<string, Role | undefined>();
   const overlays = new Map<string, Overlay>();
   // Whether each input folder leaves the repository, resolved once in this plan.
   const folders = new Map<string, boolean>();
   return {
     role(name: string): Role | undefined {
-      if (!roles.has(name)) {
-        const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
-        sink.problems.push(...outside);
-        roles.set(name, outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, sink.problems));
-      }
-      return roles.get(name);
+      const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
+      sink.problems.push(...outside);
+      return outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, sink.problems);
     },
     overlay(name: string): Overlay {
       const file = `${ctx.prefix}/overlays/${name}.md`;
@@ -145,8 +145,6 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
       }
       return overlays.get(file) as Overlay;
     },
-    /** A role whose files are all planned: its spec is not needed again. */
-    forget: (name: string) => roles.delete(name),
     overlays: () => [...overlays.values()],
   };
 }
@@ -154,10 +152,8 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
 type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; problems: Problem[]; checked: Set<string> };
 
 /** One adapter × role: resolve the model, run the role rules, emit. Undefined when refused. */
-function planFile(ctx: Context, manifest: Manifest, name: string, inputs: Inputs): PlannedFile | undefined {
+function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, inputs: Inputs): PlannedFile | undefined {
   const { problems } = inputs;
-  const spec = inputs.role(name);
-  if (!spec) return undefined;
   const model = modelFor(manifest, name, spec.profile);
   if (!model) {
     problems.push({

@@ -113,8 +113,9 @@ function rewrite(path, code, visit) {
     JSON.stringify(key === 'dirname' ? dirname(path) : key === 'filename' ? path : pathToFileURL(path).href),
   );
   // What is left is a shape this linker does not know: a default or star export, `export let`,
-  // a dynamic import, another import.meta. Node runs those; this script would get them wrong.
-  const unknown = /^(import|export)\b.*$|\bimport\s*\(|\bimport\.meta\b/m.exec(body);
+  // a dynamic import, another import.meta; or a name that would hide the script's own `__m`.
+  // Node runs those; this script would get them wrong.
+  const unknown = /^(import|export)\b.*$|\bimport\s*\(|\bimport\.meta\b/m.exec(body) ?? /\b__m\b/.exec(code);
   if (unknown) throw new Error(`${path}: cannot link '${unknown[0].slice(0, 60)}'`);
   return { body, exports };
 }
