@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from './helpers.ts';
 
 // The layers of src/, as the folder tree shows them:
-//   core (render, validate, shared, cli.ts, main.ts)  what a host vendors; imports only itself,
-//        and its shared/ imports only shared/
+//   core (render, validate, shared, start, cli.ts, main.ts, gateline.mjs)  what a host vendors;
+//        imports only itself, and its shared/ imports only shared/
 //   host    what the installer, probe and doctor know about a host repository
 //   probe   inspects a host (probe, doctor); uses host
 //   init    the installer; uses host and probe
@@ -18,7 +18,7 @@ const SRC = join(REPO, 'src');
 /** The layer of a file under src/: its folder, or 'core' for the core's folders and files. */
 function layerOf(file: string): string {
   const path = relative(SRC, file).split('\\').join('/');
-  if (/^(render|validate|shared)\/|^(main|cli)\.ts$|^hook\.mjs$/.test(path)) return 'core';
+  if (/^(render|validate|shared|start)\/|^(main|cli)\.ts$|^gateline\.mjs$/.test(path)) return 'core';
   return path.includes('/') ? (path.split('/')[0] as string) : path;
 }
 
@@ -91,6 +91,8 @@ describe('the layers of src/', () => {
       expect(pairs, pair).toContain(pair);
     expect(layerOf(join(SRC, 'shared/report.ts'))).toBe('core');
     expect(layerOf(join(SRC, 'host/hooks.ts'))).toBe('host');
+    expect(layerOf(join(SRC, 'start/cache.mjs'))).toBe('core');
+    expect(layerOf(join(SRC, 'gateline.mjs'))).toBe('core');
   });
 
   it('the core imports only the core', () => {
