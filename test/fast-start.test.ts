@@ -147,6 +147,7 @@ describe('the fast start', () => {
     expect(startFiles(cache)).toEqual([
       expect.stringMatching(/^[0-9a-f]{8}\.[0-9a-f]{8}\.js$/),
       expect.stringMatching(/^[0-9a-f]{8}\.[0-9a-f]{8}\.render\.v8$/),
+      expect.stringMatching(/^[0-9a-f]{8}\.[0-9a-f]{8}\.src$/),
       expect.stringMatching(/^[0-9a-f]{8}\.json$/),
     ]);
   });
@@ -254,11 +255,11 @@ describe('the fast start', () => {
     const entry = (dir: string) => join(dir, '.gateline/core/src/gateline.mjs');
     run(entry(a), ['--help'], a, cache);
     const ofA = startFiles(cache);
-    expect(ofA).toHaveLength(3);
+    expect(ofA).toHaveLength(4);
     rmSync(a, { recursive: true, force: true });
     run(entry(b), ['--help'], b, cache);
     const left = startFiles(cache);
-    expect(left).toHaveLength(3);
+    expect(left).toHaveLength(4);
     for (const f of ofA) expect(left).not.toContain(f);
     expect(run(entry(b), ['--version'], b, cache).status).toBe(0);
   });

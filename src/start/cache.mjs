@@ -107,23 +107,32 @@ function ownFolder() {
 
 /**
  * The linked script at `stem` if it was linked from `entry` and every module it was linked from
- * is unchanged on disk.
+ * is unchanged on disk: byte for byte, against the copy kept beside the script.
  * @param {string} stem
  * @param {string} entry
  * @returns {{ script: string, build: string } | undefined}
  */
 function current(stem, entry) {
-  const sources = readOptional(`${stem}.json`);
-  if (!sources) return undefined;
+  const record = readOptional(`${stem}.json`);
+  if (!record) return undefined;
   let parsed;
   try {
-    parsed = JSON.parse(sources.toString('utf8'));
+    parsed = JSON.parse(record.toString('utf8'));
   } catch {
     return undefined; // a torn or edited record: link again
   }
   const { build, files, from } = parsed ?? {};
   if (from !== entry || typeof build !== 'string' || !/^[0-9a-f]{8}$/.test(build) || !Array.isArray(files)) return undefined;
-  for (const { path, text } of files) if (typeof path !== 'string' || readOptional(path)?.toString('utf8') !== text) return undefined;
+  const copies = readOptional(`${stem}.${build}.src`);
+  if (!copies) return undefined;
+  let at = 0;
+  for (const { path, size } of files) {
+    if (typeof path !== 'string' || !Number.isSafeInteger(size) || size < 0) return undefined;
+    const now = readOptional(path);
+    if (!now || now.length !== size || !now.equals(copies.subarray(at, at + size))) return undefined;
+    at += size;
+  }
+  if (at !== copies.length) return undefined;
   const script = readOptional(`${stem}.${build}.js`);
   return script ? { script: script.toString('utf8'), build } : undefined;
 }
@@ -131,6 +140,7 @@ function current(stem, entry) {
 /**
  * Links the core again and stores it under a new, random build name, so a code cache made for
  * an earlier script is never taken for this one (V8 checks little more than a script's length).
+ * The record names the build and the modules; their bytes are kept beside the script.
  * @param {string} folder
  * @param {string} stem
  * @param {string} entry
@@ -140,7 +150,8 @@ function relink(folder, stem, entry, link) {
   const { script, sources } = link(entry);
   const build = globalThis.crypto.randomUUID().slice(0, 8);
   writePrivate(`${stem}.${build}.js`, Buffer.from(script));
-  const files = sources.map(({ path, text }) => ({ path, text }));
+  writePrivate(`${stem}.${build}.src`, Buffer.concat(sources.map(({ bytes }) => bytes)));
+  const files = sources.map(({ path, bytes }) => ({ path, size: bytes.length }));
   writePrivate(`${stem}.json`, Buffer.from(JSON.stringify({ from: entry, build, files })));
   sweep(folder, stem.slice(folder.length + 1), build);
   return { script, build };

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** @typedef {{ path: string, text: string, exports: string[] }} Source */
+/** @typedef {{ path: string, text: string, bytes: Buffer, exports: string[] }} Source */
 
 const IMPORT = /^import\s*\{([^}]*)\}\s*from\s*'([^']+)';/gm;
 const IMPORT_BARE = /^import\s*'([^']+)';/gm;
@@ -21,8 +21,8 @@ const NAME = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * The script for `entry` and every module it reaches (dependencies first, as Node evaluates
- * them), with each module's original text, to tell later whether the script is still current,
- * and the names it exports.
+ * them), with each module's text and bytes as read, to tell later whether the script is still
+ * current, and the names it exports.
  * @param {string} entry absolute path of the entry module
  * @returns {{ script: string, sources: Source[] }}
  */
@@ -42,7 +42,8 @@ export function link(entry) {
     if (known) return known;
     if (visiting.has(path)) throw new Error(`${path}: an import cycle`);
     visiting.add(path);
-    const text = readFileSync(path, 'utf8');
+    const bytes = readFileSync(path);
+    const text = bytes.toString('utf8');
     const code = quietly(() => stripTypeScriptTypes(text, { mode: 'strip' }));
     const { body, exports } = rewrite(path, code, visit);
     visiting.delete(path);
@@ -50,7 +51,7 @@ export function link(entry) {
     bodies.push(
       `__m[${module.index}] = (function () {\n${body}\nreturn { ${[...exports.entries()].map(([name, value]) => `${name}: ${value}`).join(', ')} };\n})();`,
     );
-    sources.push({ path, text, exports: [...exports.keys()] });
+    sources.push({ path, text, bytes, exports: [...exports.keys()] });
     done.set(path, { index: module.index, exports: new Set(exports.keys()) });
     return done.get(path);
   };
