@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -249,7 +249,7 @@ describe('the fast start', () => {
     expect(startFiles(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
-  it("sweeps a core's files once its entry is gone, when another core is linked", () => {
+  it("sweeps a core's files once its entry is gone, and torn writes, when another core is linked", () => {
     const cache = cacheHome();
     const [a, b] = [host({}, { adapters: ['claude-code'] }), host({}, { adapters: ['claude-code'] })];
     const entry = (dir: string) => join(dir, '.gateline/core/src/gateline.mjs');
@@ -257,9 +257,16 @@ describe('the fast start', () => {
     const ofA = startFiles(cache);
     expect(ofA).toHaveLength(4);
     rmSync(a, { recursive: true, force: true });
+    // A write cut short an hour ago, and one under way now.
+    const folder = join(cache, 'gateline/start');
+    const torn = join(folder, 'eeeeeeee.json.1.1.tmp');
+    writeFileSync(torn, 'torn');
+    utimesSync(torn, new Date(Date.now() - 7_200_000), new Date(Date.now() - 7_200_000));
+    writeFileSync(join(folder, 'ffffffff.json.2.2.tmp'), 'writing');
     run(entry(b), ['--help'], b, cache);
     const left = startFiles(cache);
-    expect(left).toHaveLength(4);
+    expect(left).toHaveLength(5);
+    expect(left).toContain('ffffffff.json.2.2.tmp');
     for (const f of ofA) expect(left).not.toContain(f);
     expect(run(entry(b), ['--version'], b, cache).status).toBe(0);
   });

@@ -157,11 +157,13 @@ function relink(folder, stem, entry, link) {
   return { script, build };
 }
 
-const MONTH = 30 * 24 * 3600 * 1000;
+const HOUR = 3600 * 1000;
+const MONTH = 30 * 24 * HOUR;
 
 /**
- * Removes the earlier builds of `key`, and every other core's files once its entry is gone (a
- * temporary checkout) or it was last linked a month ago: the folder does not grow for ever.
+ * Removes the earlier builds of `key`, every other core's files once its entry is gone (a
+ * temporary checkout) or it was last linked a month ago, and torn writes: the folder does not
+ * grow for ever.
  * @param {string} folder
  * @param {string} key
  * @param {string} build
@@ -181,7 +183,9 @@ function sweep(folder, key, build) {
   for (const name of names) {
     const owner = name.slice(0, name.indexOf('.'));
     const old = owner === key && name !== `${key}.json` && !name.startsWith(`${key}.${build}.`);
-    if (old || gone.has(owner)) rmSync(join(folder, name), { force: true });
+    // A write cut short (the process killed) leaves its temporary file: gone after an hour.
+    const torn = name.endsWith('.tmp') && Date.now() - (statSync(join(folder, name), { throwIfNoEntry: false })?.mtimeMs ?? 0) > HOUR;
+    if (old || torn || gone.has(owner)) rmSync(join(folder, name), { force: true });
   }
 }
 
