@@ -7,23 +7,14 @@
 // otherwise, or on any trouble, it links again or the entry loads the .ts modules as Node does.
 // NODE_DISABLE_COMPILE_CACHE=1 turns this off with Node's cache; --verbose too (its stack traces
 // then name the modules' own files and lines).
-import {
-  closeSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import vm from 'node:vm';
+// Builtins through process.getBuiltinModule: an ESM import of node:fs builds its whole namespace,
+// which loads fs/promises, streams and readline, milliseconds of a start that needs none of them.
+const { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } =
+  process.getBuiltinModule('node:fs');
+const { homedir } = process.getBuiltinModule('node:os');
+const { dirname, join } = process.getBuiltinModule('node:path');
+const { pathToFileURL } = process.getBuiltinModule('node:url');
+const vm = process.getBuiltinModule('node:vm');
 
 /**
  * The core's `main` for the two entries (src/gateline.mjs, src/main.ts): from the linked script
