@@ -118,31 +118,37 @@ export function discoverAgents(root: string, agents: AgentFolders, base = ''): D
 /**
  * The folders below the root, other than the root, where a nested runner's agent folders sit in
  * what git tracks: `packages/app` for `packages/app/.claude/agents/x.md`. Read from git's index
- * (what a commit holds), so no walk of the whole tree; none when git cannot answer.
+ * (what a commit holds), so no walk of the whole tree; none when git cannot answer. `listed` is
+ * what trackedAgentPaths found for several runners at once (one git run instead of one each).
  */
-export function nestedBases(root: string, agents: AgentFolders): string[] {
+export function nestedBases(root: string, agents: AgentFolders, listed = trackedAgentPaths(root, [agents])): string[] {
   if (!agents.nested) return [];
-  let listed: string;
-  try {
-    const specs = agents.dirs.map(({ dir }) => `:(glob)**/${dir}/**`);
-    // Loaded on first use: node:child_process costs milliseconds at start-up that render never needs.
-    const { execFileSync } = process.getBuiltinModule('node:child_process');
-    listed = execFileSync('git', ['ls-files', '-z', '--cached', '--', ...specs], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 256 * 1024 * 1024,
-    });
-  } catch {
-    return [];
-  }
   const bases = new Set<string>();
-  for (const path of listed.split('\0')) {
+  for (const path of listed) {
     for (const { dir } of agents.dirs) {
       for (let at = path.indexOf(`/${dir}/`); at > 0; at = path.indexOf(`/${dir}/`, at + 1)) bases.add(path.slice(0, at));
     }
   }
   return [...bases].sort();
+}
+
+/** The tracked files in any nested agent folder of these runners, from one `git ls-files`; none without git. */
+export function trackedAgentPaths(root: string, runners: AgentFolders[]): string[] {
+  const specs = runners.filter((a) => a.nested).flatMap((a) => a.dirs.map(({ dir }) => `:(glob)**/${dir}/**`));
+  if (specs.length === 0) return [];
+  try {
+    // Loaded on first use: node:child_process costs milliseconds at start-up that render never needs.
+    const { execFileSync } = process.getBuiltinModule('node:child_process');
+    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--', ...new Set(specs)], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    return listed.split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** The longest of the runner's endings that `file` has, when it has one and something before it. */

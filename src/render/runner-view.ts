@@ -1,7 +1,7 @@
 import { foldName, PRIMARY_PREFIX } from '../shared/agent-name.ts';
 import type { Problem } from '../shared/problem.ts';
 import { type Claims, frontmatterNames, tomlNames } from './agent-names.ts';
-import { discoverAgents, nestedBases, readHead } from './discovery.ts';
+import { discoverAgents, nestedBases, readHead, trackedAgentPaths } from './discovery.ts';
 import type { Manifest } from './manifest.ts';
 import type { ForeignAgent, Reserved } from './rules/discovery.ts';
 import { rules } from './rules.ts';
@@ -18,12 +18,17 @@ import type { AgentFolders } from './runner.ts';
  */
 export function foreignAgents(root: string, manifests: Manifest[], skip: Set<string> = new Set()): ForeignAgent[] {
   const out: ForeignAgent[] = [];
+  // One git run lists the nested agent folders of every runner (a git process costs milliseconds of the hook).
+  const listed = trackedAgentPaths(
+    root,
+    manifests.flatMap((m) => (m.runner ? [m.runner.agents] : [])),
+  );
   for (const manifest of manifests) {
     const runner = manifest.runner;
     if (!runner) continue;
     const rendered = new Set([...skip, ...manifest.roles.map((role) => renderedPath(manifest, role))]);
     const found = discoverAgents(root, runner.agents);
-    for (const base of nestedBases(root, runner.agents)) {
+    for (const base of nestedBases(root, runner.agents, listed)) {
       const below = discoverAgents(root, runner.agents, base);
       found.files.push(...below.files);
       found.refused.push(...below.refused);
