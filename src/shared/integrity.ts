@@ -27,8 +27,9 @@ export function hashTree(dir: string): Record<string, string> {
 
 export function hashBytes(bytes: Uint8Array | string): string {
   // Loaded on first use: node:crypto costs milliseconds at start-up that render never needs.
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  return `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
+  // The one-shot hash: no Hash object per file (the hook hashes every vendored file).
+  const { hash } = process.getBuiltinModule('node:crypto');
+  return `sha256-${hash('sha256', bytes, 'base64')}`;
 }
 
 /** One hash over the file list: each line is `<hash> <path>`, in path order. */
