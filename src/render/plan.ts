@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
+import { settleHeap } from './heap.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
 import { narrowedRole, type Overlay, readOverlay } from './overlay.ts';
@@ -72,11 +73,11 @@ export function planEach(
       uses.push({ manifest, place: places++ });
     }
   }
+  settleHeap(places);
   const found = new Map<number, Problem[]>();
   let failed = head.length > 0;
   for (const [role, uses] of byRole) {
-    // The spec lives in this loop only, never in a structure that outlives the role: V8 keeps
-    // whatever such a structure held while it marks, and a check of 10000 roles then held them all.
+    // The spec lives in this loop only: nothing that outlives the role holds it.
     let spec: Role | undefined | null = null;
     for (const { manifest, place } of uses) {
       sink.problems = [];

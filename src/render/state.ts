@@ -8,7 +8,6 @@ import type { Manifest } from './manifest.ts';
 import type { PlannedFile } from './plan.ts';
 import { looksReformatted } from './reformatted.ts';
 import { rules } from './rules.ts';
-import { sameBytes } from './same-bytes.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
 
@@ -86,12 +85,11 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
     const notRegular = rules.regularFilesOnly(file.path, entry);
     problems.push(...notRegular);
     if (notRegular.length) return;
-    const abs = join(root, file.path);
-    if (sameBytes(abs, file.content)) {
+    const current = readFileSync(join(root, file.path), 'utf8');
+    if (current === file.content) {
       states[place] = { ...base, status: 'fresh' };
       return;
     }
-    const current = readFileSync(abs, 'utf8');
     const handWritten = rules.handWrittenStays(file.path, isRendered(current));
     problems.push(...handWritten);
     if (handWritten.length) return;
