@@ -88,6 +88,15 @@ describe('containment of reads and writes', () => {
     expect(run.stderr + run.stdout).not.toContain('TOP-SECRET');
   });
 
+  it('a file where the overlays folder should be is reported, not an internal error (the containment lstat fails)', () => {
+    const dir = host({}, { adapters: ['claude-code'] });
+    writeFileSync(join(dir, '.gateline/overlays'), 'not a folder\n');
+    const run = spawnSync(process.execPath, [MAIN, 'validate'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/\.gateline\/overlays\/_all\.md: overlay is missing/);
+    expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
   it('a role linked to another file inside the repository is read as before', () => {
     const dir = fixtureCheckout({ 'specs/r.md': FIXTURE_ROLE.replace('Body.', 'Linked body.') });
     renameSync(join(dir, 'roles/r.md'), join(dir, 'roles/old.md'));

@@ -71,20 +71,27 @@ export function escapesThroughSymlink(root: string, rel: string): string | undef
  */
 export function resolvesOutside(root: string, rel: string, folders?: Map<string, boolean>): boolean {
   const abs = join(root, rel);
-  if (folders) {
-    const entry = lstatSync(abs, { throwIfNoEntry: false });
-    if (!entry) return false; // absent: the reader reports it
-    if (!entry.isSymbolicLink()) {
-      const folder = dirname(abs);
-      let outside = folders.get(folder);
-      if (outside === undefined) {
-        outside = leaves(root, folder);
-        folders.set(folder, outside);
-      }
-      return outside;
-    }
+  const entry = folders && lstatOrUndefined(abs);
+  if (entry === null) return false; // absent: the reader reports it
+  // Without a map, for a link, or when lstat cannot look (a folder without permission, a file where
+  // a folder should be): the realpath, which treats each case as the reader will.
+  if (!folders || !entry || entry.isSymbolicLink()) return leaves(root, abs);
+  const folder = dirname(abs);
+  let outside = folders.get(folder);
+  if (outside === undefined) {
+    outside = leaves(root, folder);
+    folders.set(folder, outside);
   }
-  return leaves(root, abs);
+  return outside;
+}
+
+/** lstat of `abs`: null when it does not exist, undefined when it cannot be looked at. */
+function lstatOrUndefined(abs: string): ReturnType<typeof lstatSync> | null | undefined {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True when `abs` exists and its real path is outside the real `root`. */
