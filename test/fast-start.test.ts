@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { link } from '../src/start/link.mjs';
@@ -11,6 +12,7 @@ import { CLEAN_ENV, host, MAIN, REPO, read, testdir } from './helpers.ts';
 // folder another user could write, and step aside for anything it cannot link.
 
 const ENTRY = join(REPO, 'src/gateline.mjs');
+const execFileAsync = promisify(execFile);
 
 interface Seen {
   status: number | null;
@@ -49,8 +51,8 @@ describe('the linked script', () => {
   it('holds every module src/cli.ts reaches, and each exports what TypeScript reads it to export', () => {
     expect(sources.map((s) => relative(REPO, s.path))).toContain('src/render/plan.ts');
     expect(sources.at(-1)?.path).toBe(join(REPO, 'src/cli.ts'));
-    for (const { path, text, exports } of sources) {
-      const file = ts.createSourceFile(path, text, ts.ScriptTarget.ESNext, true);
+    for (const { path, bytes, exports } of sources) {
+      const file = ts.createSourceFile(path, bytes.toString('utf8'), ts.ScriptTarget.ESNext, true);
       const values: string[] = [];
       for (const node of file.statements) {
         const exported = ts.getModifiers(node as ts.HasModifiers)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
@@ -65,8 +67,8 @@ describe('the linked script', () => {
   });
 
   it('no string or template in the core holds a line that reads as an import or export (the linker would rewrite it)', () => {
-    for (const { path, text } of sources) {
-      const file = ts.createSourceFile(path, text, ts.ScriptTarget.ESNext, true);
+    for (const { path, bytes } of sources) {
+      const file = ts.createSourceFile(path, bytes.toString('utf8'), ts.ScriptTarget.ESNext, true);
       const visit = (node: ts.Node): void => {
         if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node))
           expect(node.text, `${relative(REPO, path)}: ${node.text.slice(0, 40)}`).not.toMatch(/(^|\n)(import|export)\b/);
@@ -224,27 +226,10 @@ describe('the fast start', () => {
   it('runs started at once on an empty cache all print the same', async () => {
     const cache = cacheHome();
     const reference = plain(['render', '--check'], REPO);
-    const runs = await Promise.all(
-      Array.from(
-        { length: 4 },
-        () =>
-          new Promise<Seen>((done) => {
-            const child = spawn(process.execPath, [ENTRY, 'render', '--check'], {
-              cwd: REPO,
-              env: { ...CLEAN_ENV, NO_COLOR: '1', XDG_CACHE_HOME: cache },
-            });
-            let stdout = '';
-            let stderr = '';
-            child.stdout.on('data', (d) => {
-              stdout += d;
-            });
-            child.stderr.on('data', (d) => {
-              stderr += d;
-            });
-            child.on('close', (status) => done({ status, stdout, stderr }));
-          }),
-      ),
-    );
+    // execFile rejects on a non-zero exit: each run must also end as the reference does (0).
+    const env = { ...CLEAN_ENV, NO_COLOR: '1', XDG_CACHE_HOME: cache };
+    const started = Array.from({ length: 4 }, () => execFileAsync(process.execPath, [ENTRY, 'render', '--check'], { cwd: REPO, env }));
+    const runs = (await Promise.all(started)).map(({ stdout, stderr }) => ({ status: 0, stdout, stderr }));
     for (const r of runs) expect(r).toEqual(reference);
     expect(startFiles(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });

@@ -9,7 +9,7 @@
 // then name the modules' own files and lines).
 // Builtins through process.getBuiltinModule: an ESM import of node:fs builds its whole namespace,
 // which loads fs/promises, streams and readline, milliseconds of a start that needs none of them.
-const { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } =
+const { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } =
   process.getBuiltinModule('node:fs');
 const { homedir } = process.getBuiltinModule('node:os');
 const { dirname, join } = process.getBuiltinModule('node:path');
@@ -197,9 +197,9 @@ function readOptional(path) {
  */
 function writePrivate(path, data) {
   const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  // Created exclusively: a link or file planted at the name is refused, never written through.
   const fd = openSync(temp, 'wx', 0o600);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${temp} is not a file`);
     for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
   } finally {
     closeSync(fd);

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** @typedef {{ path: string, text: string, bytes: Buffer, exports: string[] }} Source */
+/** @typedef {{ path: string, bytes: Buffer, exports: string[] }} Source */
 
 const IMPORT = /^import\s*\{([^}]*)\}\s*from\s*'([^']+)';/gm;
 const IMPORT_BARE = /^import\s*'([^']+)';/gm;
@@ -21,8 +21,8 @@ const NAME = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * The script for `entry` and every module it reaches (dependencies first, as Node evaluates
- * them), with each module's text and bytes as read, to tell later whether the script is still
- * current, and the names it exports.
+ * them), with each module's bytes as read, to tell later whether the script is still current,
+ * and the names it exports.
  * @param {string} entry absolute path of the entry module
  * @returns {{ script: string, sources: Source[] }}
  */
@@ -43,17 +43,16 @@ export function link(entry) {
     if (visiting.has(path)) throw new Error(`${path}: an import cycle`);
     visiting.add(path);
     const bytes = readFileSync(path);
-    const text = bytes.toString('utf8');
-    const code = quietly(() => stripTypeScriptTypes(text, { mode: 'strip' }));
+    const code = quietly(() => stripTypeScriptTypes(bytes.toString('utf8'), { mode: 'strip' }));
     const { body, exports } = rewrite(path, code, visit);
     visiting.delete(path);
-    const module = { index: bodies.length, exports };
+    const module = { index: bodies.length, exports: new Set(exports.keys()) };
     bodies.push(
       `__m[${module.index}] = (function () {\n${body}\nreturn { ${[...exports.entries()].map(([name, value]) => `${name}: ${value}`).join(', ')} };\n})();`,
     );
-    sources.push({ path, text, bytes, exports: [...exports.keys()] });
-    done.set(path, { index: module.index, exports: new Set(exports.keys()) });
-    return done.get(path);
+    sources.push({ path, bytes, exports: [...module.exports] });
+    done.set(path, module);
+    return module;
   };
   const root = visit(entry);
   const script = `'use strict';\n(() => {\nconst __m = [];\n${bodies.join('\n')}\nreturn __m[${root?.index}];\n})();\n`;
