@@ -11,10 +11,30 @@ if (major < 24) {
   process.exitCode = 1;
 } else {
   const argv = process.argv.slice(2);
-  // The core linked into one script with V8's code for it; else the .ts modules as Node loads
-  // them, from its compile cache (start/cache.mjs).
-  const { loadCore } = await import('./start/cache.mjs');
-  const core = await loadCore(process.getBuiltinModule('node:path').join(import.meta.dirname, 'cli.ts'), argv);
-  process.exitCode = core.main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
-  core.done();
+  const { dirname, join, relative } = process.getBuiltinModule('node:path');
+  let core;
+  try {
+    // The core linked into one script with V8's code for it; else the .ts modules as Node loads
+    // them, from its compile cache (start/cache.mjs).
+    const { loadCore } = await import('./start/cache.mjs');
+    core = await loadCore(join(import.meta.dirname, 'cli.ts'), argv);
+  } catch (error) {
+    // A core with a file deleted, or edited into something Node cannot load: say which and what
+    // to do, not a stack trace (validate, which would name it, cannot run without its core).
+    const why = String(error instanceof Error ? error.message : error).split('\n')[0];
+    // A syntax error names its file and line only at the top of its stack.
+    const at = error instanceof Error ? /^file:\/\/(\/\S+):(\d+)$/m.exec(error.stack ?? '') : null;
+    const where = at ? `${relative(process.cwd(), decodeURIComponent(at[1] ?? ''))}:${at[2]}: ` : '';
+    const folder = relative(process.cwd(), dirname(import.meta.dirname)) || '.';
+    process.stderr.write(
+      `gateline: the core in ${folder} cannot be loaded (${where}${why}).\n` +
+        'Restore it: run the installer again (npm create gateline@latest), or check the folder out again from git.\n',
+    );
+    if (argv.includes('--verbose') && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = 1;
+  }
+  if (core) {
+    process.exitCode = core.main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+    core.done();
+  }
 }

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLEAN_ENV, checkout, gateline, REPO, testdir } from './helpers.ts';
+import { CLEAN_ENV, checkout, gateline, host, REPO, testdir } from './helpers.ts';
 
 // The commands gateline advertises, spawned as a user or CI runs them, and the streaming check.
 
@@ -28,6 +28,26 @@ describe('the plain-JavaScript entry', () => {
     const run = sh('npm run --silent gateline -- render --check', REPO);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/gateline render --check: \d+ files up to date/);
+  });
+
+  it.each([
+    ['a deleted module', (core: string) => rmSync(join(core, 'src/render/heap.ts')), /Cannot find module '[^']*src\/render\/heap\.ts'/],
+    [
+      'a module edited into a syntax error',
+      (core: string) => writeFileSync(join(core, 'src/render/heap.ts'), 'export const = ;\n'),
+      /\(\.gateline\/core\/src\/render\/heap\.ts:1: Unexpected token/,
+    ],
+  ])('a vendored core with %s: exit 1, what and how to restore it, no stack trace', (_name, damage, why) => {
+    const dir = host({}, { adapters: ['claude-code'] });
+    damage(join(dir, '.gateline/core'));
+    for (const command of ['render --check', 'validate']) {
+      const run = sh(`node .gateline/core/src/gateline.mjs ${command}`, dir, { XDG_CACHE_HOME: testdir() });
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(/^gateline: the core in \.gateline\/core cannot be loaded \(/);
+      expect(run.stderr).toMatch(why);
+      expect(run.stderr).toContain('npm create gateline@latest');
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it('without its fast start, turns the compile cache on before any .ts loads; src/main.ts keeps working but is itself stripped first', () => {
