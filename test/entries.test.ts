@@ -40,8 +40,8 @@ describe('the plain-JavaScript entry', () => {
   ])('a vendored core with %s: exit 1, what and how to restore it, no stack trace', (_name, damage, why) => {
     const dir = host({}, { adapters: ['claude-code'] });
     damage(join(dir, '.gateline/core'));
-    for (const command of ['render --check', 'validate']) {
-      const run = sh(`node .gateline/core/src/gateline.mjs ${command}`, dir, { XDG_CACHE_HOME: testdir() });
+    for (const command of ['gateline.mjs render --check', 'gateline.mjs validate', 'main.ts render --check']) {
+      const run = sh(`node .gateline/core/src/${command}`, dir, { XDG_CACHE_HOME: testdir() });
       expect(run.status, run.stderr).toBe(1);
       expect(run.stderr).toMatch(/^gateline: the core in \.gateline\/core cannot be loaded \(/);
       expect(run.stderr).toMatch(why);
