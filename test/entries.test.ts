@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -50,14 +50,13 @@ describe('the plain-JavaScript entry', () => {
     }
   });
 
-  it('without its fast start, turns the compile cache on before any .ts loads; src/main.ts keeps working but is itself stripped first', () => {
-    // No NODE_COMPILE_CACHE (that would turn the cache on at startup): the entry's own call does,
-    // in the OS temp folder, which TMPDIR points at a fresh folder here. A cache home that others
-    // may write turns the fast start (test/fast-start.test.ts) away, so the .ts modules load.
-    const shared = testdir();
-    chmodSync(shared, 0o777);
-    const debug = (entry: string) =>
-      sh(`node ${entry} render --check`, REPO, { TMPDIR: testdir(), XDG_CACHE_HOME: shared, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+  it("without its fast start, turns the compile cache on before any .ts loads, in the user's private folder; src/main.ts keeps working but is itself stripped first", () => {
+    // No NODE_COMPILE_CACHE (that would turn the cache on at startup): the entry's own call does.
+    // --verbose turns the fast start (test/fast-start.test.ts) away, so the .ts modules load.
+    const cache = testdir();
+    const temp = testdir();
+    const debug = (entry: string, home = cache) =>
+      sh(`node ${entry} render --check --verbose`, REPO, { TMPDIR: temp, XDG_CACHE_HOME: home, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
     const seen = (stderr: string, file: string) => stderr.includes(`for StrippedTypeScript ${pathToFileURL(join(REPO, file)).href}`);
     const mjs = debug('src/gateline.mjs');
     expect(mjs.status).toBe(0);
@@ -66,6 +65,17 @@ describe('the plain-JavaScript entry', () => {
     expect(main.status).toBe(0);
     expect(seen(main.stderr, 'src/cli.ts')).toBe(true);
     expect(seen(main.stderr, 'src/main.ts')).toBe(false);
+    // Kept in the private cache folder, never in the temp folder other users share.
+    expect(readdirSync(join(cache, 'gateline/node')).length).toBeGreaterThan(0);
+    expect(readdirSync(temp)).toEqual([]);
+    // A cache home others may write: no compile cache at all, rather than a shared one.
+    const shared = testdir();
+    chmodSync(shared, 0o777);
+    const open = debug('src/gateline.mjs', shared);
+    expect(open.status).toBe(0);
+    expect(seen(open.stderr, 'src/cli.ts')).toBe(false);
+    expect(readdirSync(shared)).toEqual([]);
+    expect(readdirSync(temp)).toEqual([]);
   });
 });
 

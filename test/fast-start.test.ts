@@ -1,5 +1,16 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
@@ -204,6 +215,34 @@ describe('the fast start', () => {
     const off = cacheHome();
     expect(run(ENTRY, ['render', '--check'], REPO, off, { NODE_DISABLE_COMPILE_CACHE: '1' }).status).toBe(0);
     expect(startFiles(off)).toEqual([]);
+  });
+
+  it('trusts no cache home inside a git work tree: a script planted there is not run', () => {
+    const reference = plain(['render', '--check'], REPO);
+    // Plants a script in place of the linked one of `cache` (its record and sources untouched).
+    const plant = (cache: string) => {
+      expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(reference);
+      const folder = join(cache, 'gateline/start');
+      for (const f of startFiles(cache)) {
+        if (f.endsWith('.v8')) rmSync(join(folder, f));
+        if (f.endsWith('.js'))
+          writeFileSync(join(folder, f), "(() => ({ main: () => { process.stdout.write('planted\\n'); return 0; }, done() {} }))();");
+      }
+    };
+    // The negative control: in a folder of the user's own, outside any checkout, it would run.
+    const own = cacheHome();
+    plant(own);
+    expect(run(ENTRY, ['render', '--check'], REPO, own).stdout).toBe('planted\n');
+    // The same folder in a checkout (HOME set to a CI workspace, a home kept in git): not used.
+    const checkout = testdir();
+    spawnSync('git', ['init', '-q', checkout]);
+    const cache = join(checkout, 'home/.cache');
+    cpSync(own, cache, { recursive: true });
+    expect(startFiles(cache).length).toBeGreaterThan(0);
+    expect(run(ENTRY, ['render', '--check'], REPO, cache)).toEqual(reference);
+    expect(run(MAIN, ['render', '--check'], REPO, cache)).toEqual(reference);
+    // Nor is Node's compile cache kept there.
+    expect(existsSync(join(cache, 'gateline/node'))).toBe(false);
   });
 
   it('a torn or tampered cache is linked again or rejected, never run as it is', () => {

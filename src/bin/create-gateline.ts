@@ -8,8 +8,9 @@ if (major < 24) {
   );
   process.exitCode = 1;
 } else {
-  // Before any other module loads, so a second run starts from Node's compile cache.
-  (await import('node:module')).enableCompileCache();
+  // Before any other module loads, so a second run starts from Node's compile cache (kept in
+  // the user's private cache folder, not the shared temp folder).
+  (await import('../start/cache.mjs')).compileCache();
   const { run } = await import('../init/cli.ts');
   const controller = new AbortController();
   process.on('SIGINT', () => controller.abort());

@@ -110,7 +110,7 @@ if (major < 24) {
   process.exitCode = 1;
 } else {
   // First, before any other module loads: later runs start from Node's compile cache (the
-  // vendored core's .ts included), as with src/gateline.mjs.
-  (await import('node:module')).enableCompileCache();
+  // vendored core's .ts included, in the user's private cache folder), as with src/gateline.mjs.
+  (await import('../start/cache.mjs')).compileCache();
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -2,9 +2,11 @@
 // The fast start of the core: its modules linked into one script (start/link.mjs) and V8's code
 // for that script, taken after a run so it holds every function the run compiled (Node's own
 // compile cache is taken before a module runs, so each run compiled them again). Kept per user in
-// $XDG_CACHE_HOME/gateline/start (else ~/.cache/...), a folder only this user may write. A run uses
-// the script only when every module it was linked from is byte for byte what is on disk now;
-// otherwise, or on any trouble, it links again or the entry loads the .ts modules as Node does.
+// $XDG_CACHE_HOME/gateline/start (else ~/.cache/...), a folder only this user may write and not
+// in a git work tree; Node's compile cache, where the modules load one by one, goes beside it
+// (gateline/node) instead of the shared OS temp folder. A run uses the script only when every
+// module it was linked from is byte for byte what is on disk now; otherwise, or on any trouble,
+// it links again or the entry loads the .ts modules as Node does.
 // NODE_DISABLE_COMPILE_CACHE=1 turns this off with Node's cache; --verbose too (its stack traces
 // then name the modules' own files and lines).
 // Builtins through process.getBuiltinModule: an ESM import of node:fs builds its whole namespace,
@@ -28,7 +30,7 @@ export async function loadCore(cli, argv) {
   const fast = await fastStart(cli, argv);
   const main = /** @type {typeof import('../cli.ts').main | undefined} */ (fast?.exports.main);
   if (fast && typeof main === 'function') return { main, done: fast.done };
-  (await import('node:module')).enableCompileCache();
+  compileCache();
   const core = /** @type {typeof import('../cli.ts')} */ (await import(pathToFileURL(cli).href));
   return { main: core.main, done: () => {} };
 }
@@ -43,7 +45,7 @@ export async function loadCore(cli, argv) {
 async function fastStart(entry, argv) {
   if (process.env.NODE_DISABLE_COMPILE_CACHE || argv.includes('--verbose')) return undefined;
   try {
-    const folder = ownFolder();
+    const folder = privateFolder('start');
     if (!folder) return undefined;
     const key = `${fnv(`${process.version}\0${entry}`)}`;
     const stem = join(folder, key);
@@ -70,22 +72,42 @@ async function fastStart(entry, argv) {
 }
 
 /**
- * This user's cache folder for the fast start, made private; undefined when it is shared,
- * a link, or cannot be made (no home, a read-only home, Windows).
+ * Node's compile cache for modules loaded one by one (the entries without their fast start, the
+ * installer's bins): in this user's private folder, not in the OS temp folder, which other users
+ * share (a V8 cache planted there would run as this user). Where NODE_COMPILE_CACHE is set Node
+ * has turned it on already; on Windows the temp folder is the user's own.
  */
-function ownFolder() {
+export function compileCache() {
+  if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  const { enableCompileCache } = process.getBuiltinModule('node:module');
+  if (process.platform === 'win32') return void enableCompileCache();
+  try {
+    const folder = privateFolder('node');
+    if (folder) enableCompileCache(folder);
+  } catch {
+    // Without a private folder the modules are compiled each run: slower, never unsafe.
+  }
+}
+
+/**
+ * This user's private cache folder `gateline/<name>` under $XDG_CACHE_HOME (else ~/.cache), made
+ * if need be; undefined when another user could write on the way, a folder of ours is a link, or
+ * it is inside a git work tree; throws when it cannot be made (no home, a read-only home).
+ * @param {string} name
+ */
+function privateFolder(name) {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined;
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  if (!base.startsWith('/')) return undefined;
+  if (!base.startsWith('/') || inWorkTree(base)) return undefined;
   mkdirSync(base, { recursive: true, mode: 0o700 });
   // Another user who can write on the way could hand this process code to run. The cache home
   // may be a link (to a bigger disk); the two folders below it are made here and may not be.
   const safe = (/** @type {import('node:fs').Stats} */ stat) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o022) === 0;
   if (!safe(statSync(base))) return undefined;
   let folder = base;
-  for (const name of ['gateline', 'start']) {
-    folder = join(folder, name);
+  for (const part of ['gateline', name]) {
+    folder = join(folder, part);
     try {
       mkdirSync(folder, { mode: 0o700 });
     } catch (error) {
@@ -94,6 +116,18 @@ function ownFolder() {
     if (!safe(lstatSync(folder))) return undefined;
   }
   return folder;
+}
+
+/**
+ * Whether `path` or a folder above it holds `.git`: a cache home in a checkout (HOME set to a CI
+ * workspace, a home kept in git) would run whatever script a branch planted there.
+ * @param {string} path absolute
+ */
+function inWorkTree(path) {
+  for (let at = path; ; at = dirname(at)) {
+    if (lstatSync(join(at, '.git'), { throwIfNoEntry: false })) return true;
+    if (dirname(at) === at) return false;
+  }
 }
 
 /**
