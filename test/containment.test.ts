@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writeAtomic } from '../src/render/write.ts';
+import type { Problem } from '../src/shared/problem.ts';
+import { readInput } from '../src/shared/text.ts';
 import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, MAIN, snapshot, testdir } from './helpers.ts';
 
 // Inputs and outputs that are not plain files: a FIFO must not hang the gate, and a link planted
@@ -47,8 +49,8 @@ describe('containment of reads and writes', () => {
     expect(readFileSync(join(dir, 'agent.md'), 'utf8')).toBe('again\n');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') && !f.includes('0-0-0-0-0'))).toEqual([]);
   });
-  // The renderer resolves each input folder once per run and lstats each file in it: a folder
-  // found inside must not vouch for a link in it, and a linked folder must refuse every file.
+  // The renderer resolves and lists each input folder once per run: a folder found inside must
+  // not vouch for a link or a FIFO in it, and a linked folder must refuse every file.
   const render = (dir: string) =>
     spawnSync(process.execPath, [MAIN, 'render'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   const secret = (name: string) => {
@@ -70,6 +72,41 @@ describe('containment of reads and writes', () => {
     expect(run.stderr).not.toMatch(/roles\/[rt]\.md/);
     expect(run.stderr + run.stdout).not.toContain('TOP-SECRET');
     expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('a role that is a FIFO, between plain roles, is refused without being read: render ends, exit 1', () => {
+    const dir = fixtureCheckout({
+      'roles/t.md': FIXTURE_ROLE,
+      'adapters/test/manifest.json': JSON.stringify({ ...FIXTURE_MANIFEST, roles: ['r', 's', 't'] }),
+    });
+    expect(spawnSync('mkfifo', [join(dir, 'roles/s.md')]).status).toBe(0);
+    const run = spawnSync(process.execPath, [MAIN, 'render'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(run.signal, 'render hung on the FIFO').toBeNull();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/roles\/s\.md: is not a regular file \(a FIFO/);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
+  it('a role listed as a plain file that turns into a link or a FIFO before it is read is refused, not followed or waited on', () => {
+    // readInput with `listed` is what the planner calls once the folder's listing showed a plain
+    // file: the change between the listing and the read is made here by hand.
+    const dir = testdir();
+    const link = join(dir, 'linked.md');
+    symlinkSync(secret('away.md'), link);
+    const problems: Problem[] = [];
+    expect(readInput(link, 'roles/linked.md', problems, { listed: true })).toBeUndefined();
+    expect(problems).toEqual([{ file: 'roles/linked.md', message: expect.stringMatching(/^changed while gateline read it \(ELOOP/) }]);
+    // The negative control: without `listed` the link is followed (containment is judged before).
+    expect(readInput(link, 'roles/linked.md', [])).toContain('TOP-SECRET-BODY');
+    const fifo = join(dir, 'fifo.md');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // Would block for ever without O_NONBLOCK: nobody writes to it.
+    expect(readInput(fifo, 'roles/fifo.md', [], { listed: true })).toBe('');
   });
 
   it('a roles folder linked outside the repository refuses every role in it unread', () => {

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { type Folders, listedInside } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
@@ -126,13 +127,16 @@ function adaptersOf(ctx: Context, problems: Problem[]): Manifest[] {
 /** Role specs, and overlays each read once however many adapters use it; problems go to the sink's current list. */
 function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   const overlays = new Map<string, Overlay>();
-  // Whether each input folder leaves the repository, resolved once in this plan.
-  const folders = new Map<string, boolean>();
+  // Whether each input folder leaves the repository, and its entries, looked at once in this plan.
+  const folders: Folders = new Map();
+  const rolesDir = join(ctx.coreRoot, 'roles');
   return {
     role(name: string): Role | undefined {
       const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
       sink.problems.push(...outside);
-      return outside.length ? undefined : loadRole(join(ctx.coreRoot, 'roles'), display(ctx, 'roles'), name, sink.problems);
+      if (outside.length) return undefined;
+      const listed = listedInside(join(rolesDir, `${name}.md`), folders);
+      return loadRole(rolesDir, display(ctx, 'roles'), name, sink.problems, { listed });
     },
     overlay(name: string): Overlay {
       const file = `${ctx.prefix}/overlays/${name}.md`;

@@ -24,15 +24,24 @@ const KEYS = ['dispatch', 'capabilities', 'capability_profile'];
 const OPTIONAL_KEYS = ['commands'];
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** Loads `roles/<name>.md`; pushes every problem it finds and returns undefined if there is any. */
-export function loadRole(rolesDir: string, displayDir: string, name: string, problems: Problem[]): Role | undefined {
+/**
+ * Loads `roles/<name>.md`; pushes every problem it finds and returns undefined if there is any.
+ * `listed`: see readInput.
+ */
+export function loadRole(
+  rolesDir: string,
+  displayDir: string,
+  name: string,
+  problems: Problem[],
+  { listed = false } = {},
+): Role | undefined {
   const file = `${displayDir}/${name}.md`;
   if (!ROLE_NAME.test(name)) {
     problems.push({ file, message: `role name '${name}' must match ${ROLE_NAME.source}` });
     return undefined;
   }
   const before = problems.length;
-  const text = readInput(join(rolesDir, `${name}.md`), file, problems);
+  const text = readInput(join(rolesDir, `${name}.md`), file, problems, { listed });
   if (text === undefined) {
     if (problems.length === before)
       problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });

@@ -1,5 +1,5 @@
-import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { type Dirent, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 
 // Paths from manifests, the lock and flags never leave the repository (docs/narrowing.md).
 
@@ -65,33 +65,52 @@ export function escapesThroughSymlink(root: string, rel: string): string | undef
 }
 
 /**
- * True when `rel` exists and resolves, through any link, to a place outside `root`. With `folders`
- * (one map per run, never kept longer: a folder may become a link later), a file that is not a
- * link costs one lstat; its folder is resolved once for every file in it.
+ * What one run saw of each input folder: whether it leaves the repository, and its entries (none
+ * when it cannot be listed). One map per run, never kept longer: a folder may become a link later.
  */
-export function resolvesOutside(root: string, rel: string, folders?: Map<string, boolean>): boolean {
+export type Folders = Map<string, { outside: boolean; entries?: Map<string, Dirent> }>;
+
+/**
+ * True when `rel` exists and resolves, through any link, to a place outside `root`. With `folders`,
+ * each folder is resolved and listed once for every file in it, so a file that is not a link costs
+ * no system call of its own.
+ */
+export function resolvesOutside(root: string, rel: string, folders?: Folders): boolean {
   const abs = join(root, rel);
-  const entry = folders && lstatOrUndefined(abs);
-  if (entry === null) return false; // absent: the reader reports it
-  // Without a map, for a link, or when lstat cannot look (a folder without permission, a file where
+  if (!folders) return leaves(root, abs);
+  const folder = seen(root, dirname(abs), folders);
+  const entry = folder.entries?.get(basename(abs));
+  if (folder.entries && !entry) return false; // absent: the reader reports it
+  if (entry?.isFile()) return folder.outside;
+  // A link, another kind of entry, or a folder that cannot be listed (no permission, a file where
   // a folder should be): the realpath, which treats each case as the reader will.
-  if (!folders || !entry || entry.isSymbolicLink()) return leaves(root, abs);
-  const folder = dirname(abs);
-  let outside = folders.get(folder);
-  if (outside === undefined) {
-    outside = leaves(root, folder);
-    folders.set(folder, outside);
-  }
-  return outside;
+  return leaves(root, abs);
 }
 
-/** lstat of `abs`: null when it does not exist, undefined when it cannot be looked at. */
-function lstatOrUndefined(abs: string): ReturnType<typeof lstatSync> | null | undefined {
-  try {
-    return lstatSync(abs, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return undefined;
+/**
+ * Whether this run's listing shows `abs` as a regular file (or absent) in a folder inside the
+ * repository: it may then be read without a look of its own, opened so that a link or FIFO put
+ * there since is refused, not followed or waited on (readInput's `listed`).
+ */
+export function listedInside(abs: string, folders: Folders): boolean {
+  const folder = folders.get(dirname(abs));
+  if (!folder?.entries || folder.outside) return false;
+  const entry = folder.entries.get(basename(abs));
+  return !entry || entry.isFile();
+}
+
+/** The folder `abs` as this run saw it, resolved and listed on the first look. */
+function seen(root: string, abs: string, folders: Folders) {
+  let folder = folders.get(abs);
+  if (!folder) {
+    let entries: Map<string, Dirent> | undefined;
+    try {
+      entries = new Map(readdirSync(abs, { withFileTypes: true }).map((entry) => [entry.name, entry]));
+    } catch {}
+    folder = { outside: leaves(root, abs), entries };
+    folders.set(abs, folder);
   }
+  return folder;
 }
 
 /** True when `abs` exists and its real path is outside the real `root`. */

@@ -1,32 +1,38 @@
-import { readFileSync, statSync } from 'node:fs';
+import { constants, readFileSync, statSync } from 'node:fs';
 import type { Problem } from './problem.ts';
 
-/** Reads a text file as the renderer sees it: UTF-8, no BOM, LF line endings. */
-export function readText(path: string): string {
-  return normalize(readFileSync(path, 'utf8'));
-}
-
 /**
- * readText for inputs: a path that is a folder or cannot be read is a problem naming the file,
- * not an internal error. Undefined when it could not be read (ENOENT included, for the caller).
+ * Reads an input as the renderer sees it (UTF-8, no BOM, LF line endings); a path that is a
+ * folder or cannot be read is a problem naming the file, not an internal error. Undefined when it
+ * could not be read (ENOENT included, for the caller).
+ * `listed`: a listing of its folder showed a regular file or nothing (paths.ts listedInside), so
+ * it is opened without following a link and without waiting on a FIFO, and not looked at first.
  */
-export function readInput(path: string, file: string, problems: Problem[]): string | undefined {
+export function readInput(path: string, file: string, problems: Problem[], { listed = false } = {}): string | undefined {
   try {
     // A FIFO would block the read and a device would never end: only regular files are read.
-    const stat = statSync(path);
-    if (!stat.isFile() && !stat.isDirectory()) {
+    const stat = listed ? undefined : statSync(path);
+    if (stat && !stat.isFile() && !stat.isDirectory()) {
       problems.push({ file, message: 'is not a regular file (a FIFO, socket or device): replace it with the file gateline expects' });
       return undefined;
     }
-    return readText(path);
+    return normalize(readFileSync(path, listed ? { encoding: 'utf8', flag: AS_LISTED } : 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    const why = code === 'EISDIR' ? 'is a folder where a file is expected' : `cannot be read (${code ?? (error as Error).message})`;
+    const why =
+      code === 'EISDIR'
+        ? 'is a folder where a file is expected'
+        : code === 'ELOOP' || code === 'EAGAIN'
+          ? `changed while gateline read it (${code}: now a link or a FIFO)`
+          : `cannot be read (${code ?? (error as Error).message})`;
     problems.push({ file, message: `${why}: replace it with the file gateline expects` });
     return undefined;
   }
 }
+
+// Read-only, never through a link at the name, never blocking on a FIFO.
+const AS_LISTED = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 export function normalize(text: string): string {
   const bomless = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -1,5 +1,5 @@
 import { NOT_REGULAR } from '../../shared/integrity.ts';
-import { checkPrefix, checkRelativePath, escapesThroughSymlink, resolvesOutside } from '../../shared/paths.ts';
+import { checkPrefix, checkRelativePath, escapesThroughSymlink, type Folders, resolvesOutside } from '../../shared/paths.ts';
 import type { Problem } from '../../shared/problem.ts';
 import { rule } from './rule.ts';
 
@@ -19,7 +19,7 @@ export const fileRules = {
   inputsStayInside: rule(
     'inputs-stay-inside',
     'role specs, manifests and overlays are read only from inside the repository: a link that leaves it is refused unread',
-    (root: string, rel: string, folders?: Map<string, boolean>): Problem[] =>
+    (root: string, rel: string, folders?: Folders): Problem[] =>
       resolvesOutside(root, rel, folders)
         ? [
             {
