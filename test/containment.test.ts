@@ -10,6 +10,10 @@ import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, MAIN, snapshot, 
 // Inputs and outputs that are not plain files: a FIFO must not hang the gate, and a link planted
 // where a temp file will be written must not be written through.
 
+/** `node src/main.ts <command>` in `dir`; killed after 20 s, so a run that hangs on a FIFO fails. */
+const gateline = (dir: string, command: string) =>
+  spawnSync(process.execPath, [MAIN, command], { cwd: dir, encoding: 'utf8', timeout: 20_000, env: { ...process.env, NO_COLOR: '1' } });
+
 describe('containment of reads and writes', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -21,12 +25,7 @@ describe('containment of reads and writes', () => {
     // snapshot() would block reading the FIFO itself: compare the rest of the tree.
     const rest = () => snapshot(dir, ['.gateline/overlays/_all.md']);
     const before = rest();
-    const run = spawnSync(process.execPath, [MAIN, 'validate'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const run = gateline(dir, 'validate');
     expect(run.signal, 'validate hung on the FIFO').toBeNull();
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/\.gateline\/overlays\/_all\.md: is not a regular file \(a FIFO/);
@@ -51,8 +50,7 @@ describe('containment of reads and writes', () => {
   });
   // The renderer resolves and lists each input folder once per run: a folder found inside must
   // not vouch for a link or a FIFO in it, and a linked folder must refuse every file.
-  const render = (dir: string) =>
-    spawnSync(process.execPath, [MAIN, 'render'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const render = (dir: string) => gateline(dir, 'render');
   const secret = (name: string) => {
     const file = join(testdir(), name);
     writeFileSync(file, FIXTURE_ROLE.replace('Body.', 'TOP-SECRET-BODY'));
@@ -80,12 +78,7 @@ describe('containment of reads and writes', () => {
       'adapters/test/manifest.json': JSON.stringify({ ...FIXTURE_MANIFEST, roles: ['r', 's', 't'] }),
     });
     expect(spawnSync('mkfifo', [join(dir, 'roles/s.md')]).status).toBe(0);
-    const run = spawnSync(process.execPath, [MAIN, 'render'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
+    const run = render(dir);
     expect(run.signal, 'render hung on the FIFO').toBeNull();
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/roles\/s\.md: is not a regular file \(a FIFO/);
