@@ -77,7 +77,8 @@ const rules = (patterns: string[], action: PatternRule[1]) => patterns.map((p): 
  * keeps either value). Keeping only a pattern's last rule changes nothing: the last match wins.
  */
 function patternMap(entries: PatternRule[]): string[] {
+  const last = new Map(entries.map(([pattern], i) => [pattern, i]));
   return entries
-    .filter(([pattern], i) => !entries.slice(i + 1).some(([later]) => later === pattern))
+    .filter(([pattern], i) => last.get(pattern) === i)
     .map(([pattern, action]) => `    ${yamlScalar(pattern, { quote: true })}: ${action}`);
 }
