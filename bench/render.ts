@@ -2,16 +2,18 @@
 // CPU (user + sys of the child), wall time and peak memory as median [min-max], and each target
 // of docs/speed.md as a ratio measured in this run. Asserts the floor's output byte-identical to
 // gateline's; asserts nothing about time, because machines are noisy.
-//   node bench/render.ts [--peers] [--max N]      RUNS=15 by default (fewer at large N)
+//   node bench/render.ts [--peers] [--max N] [--dir DIR]   RUNS=15 by default (fewer at large N)
+// --dir puts the generated checkouts in DIR instead of the OS temp folder: the cold render is
+// mostly the kernel creating files, which costs 10x more on some disks than on others (docs/speed.md).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Measured, measure, type Stat } from './measure.ts';
 
 const REPO = join(import.meta.dirname, '..');
-const { values: args } = parseArgs({ options: { peers: { type: 'boolean' }, max: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { peers: { type: 'boolean' }, max: { type: 'string' }, dir: { type: 'string' } } });
 const RUNS = Number(process.env.RUNS ?? 15);
 const MAX = Number(args.max ?? 10000);
 const SIZES = [10, 100, 1000, 10000].filter((n) => n <= MAX);
@@ -19,7 +21,7 @@ const runsAt = (n: number) => (n >= 10000 ? Math.min(RUNS, 5) : n >= 1000 ? Math
 const ADAPTERS = ['claude-code', 'gemini-cli', 'opencode']; // the three Markdown adapters
 const node = process.execPath;
 const entry = join(REPO, 'src/gateline.mjs');
-const work = mkdtempSync(join(tmpdir(), 'gateline-bench-'));
+const work = mkdtempSync(join(args.dir ?? tmpdir(), 'gateline-bench-'));
 
 const fmt = (s: Stat, unit: string, digits = 1) =>
   `${s.median.toFixed(digits)} [${s.min.toFixed(digits)}-${s.max.toFixed(digits)}] ${unit}`;
@@ -70,9 +72,23 @@ function shapes(dir: string): string {
   return file;
 }
 
+/** The file system a folder is on, by statfs magic, for the record of where the disk rows were taken. */
+function filesystem(dir: string): string {
+  const magic = statfsSync(dir).type;
+  const names: Record<number, string> = {
+    61267: 'ext2/3/4',
+    16914836: 'tmpfs',
+    1481003842: 'xfs',
+    2435016766: 'btrfs',
+    2035054128: 'overlayfs',
+  };
+  return names[magic] ?? `file system 0x${magic.toString(16)}`;
+}
+
 const outputs = (dir: string) => ['.claude', '.gemini', '.opencode'].map((d) => join(dir, d));
 
-console.log(`gateline core benchmark: Node ${process.version}; CPU, wall and peak RSS as median [min-max]\n`);
+console.log(`gateline core benchmark: Node ${process.version}; CPU, wall and peak RSS as median [min-max]`);
+console.log(`checkouts in ${work} (${filesystem(work)})\n`);
 
 // 1. What CI and users run, warm: the compile cache is filled by the warm-up run.
 const bare = measure([node, '-e', ''], { cwd: REPO, runs: RUNS });
