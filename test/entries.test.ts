@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -108,6 +108,26 @@ describe('planning and comparing stream', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('gateline render --check: 6000 files up to date\n');
   }, 120_000);
+
+  it("a large run leaves V8's flags as it found them: the next run uses the code cache the fast start took", () => {
+    // From 1000 planned files on, planning turns V8's pretenuring off (src/render/heap.ts). V8
+    // stamps a code cache with its flags: left off, every next run refused the cache and wrote it again.
+    const dir = manyRoles(400);
+    const cache = testdir();
+    chmodSync(cache, 0o700);
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [join(REPO, 'src/gateline.mjs'), ...args], { cwd: dir, env: { ...CLEAN_ENV, XDG_CACHE_HOME: cache } });
+    expect(run(['render']).status).toBe(0);
+    const folder = join(cache, 'gateline/start');
+    const code = () => {
+      const name = readdirSync(folder).find((f) => f.endsWith('.render.v8')) as string;
+      const { ino, mtimeMs } = statSync(join(folder, name));
+      return { name, ino, mtimeMs };
+    };
+    const taken = code();
+    for (let i = 0; i < 2; i++) expect(run(['render', '--check']).status).toBe(0);
+    expect(code()).toEqual(taken);
+  }, 60_000);
 
   it('reports files and problems in adapter order, whatever order the roles are planned in', () => {
     const role = (body: string) => `---\ndispatch: ${body}\ncapabilities: [read]\ncapability_profile: deep\n---\n${body}\n`;

@@ -3,7 +3,7 @@ import { type Folders, listedInside } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
-import { settleHeap } from './heap.ts';
+import { withSettledHeap } from './heap.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
 import { narrowedRole, type Overlay, readOverlay } from './overlay.ts';
@@ -74,22 +74,23 @@ export function planEach(
       uses.push({ manifest, place: places++ });
     }
   }
-  settleHeap(places);
   const found = new Map<number, Problem[]>();
   let failed = head.length > 0;
-  for (const [role, uses] of byRole) {
-    // The spec lives in this loop only: nothing that outlives the role holds it.
-    let spec: Role | undefined | null = null;
-    for (const { manifest, place } of uses) {
-      sink.problems = [];
-      // Read once, at the role's first file, whose problems its own problems join.
-      if (spec === null) spec = inputs.role(role);
-      const file = spec && planFile(ctx, manifest, role, spec, { ...inputs, owners, problems: sink.problems, checked });
-      if (sink.problems.length) found.set(place, sink.problems);
-      failed ||= sink.problems.length > 0;
-      if (file && (!failed || options.pastProblems)) visit(file, place);
+  withSettledHeap(places, () => {
+    for (const [role, uses] of byRole) {
+      // The spec lives in this loop only: nothing that outlives the role holds it.
+      let spec: Role | undefined | null = null;
+      for (const { manifest, place } of uses) {
+        sink.problems = [];
+        // Read once, at the role's first file, whose problems its own problems join.
+        if (spec === null) spec = inputs.role(role);
+        const file = spec && planFile(ctx, manifest, role, spec, { ...inputs, owners, problems: sink.problems, checked });
+        if (sink.problems.length) found.set(place, sink.problems);
+        failed ||= sink.problems.length > 0;
+        if (file && (!failed || options.pastProblems)) visit(file, place);
+      }
     }
-  }
+  });
   const problems = [...head, ...[...found.keys()].sort((a, b) => a - b).flatMap((place) => found.get(place) ?? [])];
   return { manifests, overlays: inputs.overlays(), problems };
 }
