@@ -32,7 +32,9 @@ function emitMarkdown(agent: Agent): string {
   }
   lines.push('---', `<!-- ${header(role, agent.host)} -->`, '', role.body);
   for (const splice of splices(agent.overlays)) lines.push('', splice);
-  return `${lines.join('\n')}\n`;
+  // One flat string: a template around the join would be a pair that every comparison copies.
+  lines.push('');
+  return lines.join('\n');
 }
 
 function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {

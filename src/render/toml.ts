@@ -19,7 +19,8 @@ export function emitToml(agent: Agent): string {
   ];
   for (const [key, value] of Object.entries(manifest.extraFrontmatter)) lines.push(`${key} = ${tomlValue(value)}`);
   lines.push(`developer_instructions = ${tomlMultiline([role.body, ...splices(agent.overlays)].join('\n\n'))}`);
-  return `${lines.join('\n')}\n`;
+  lines.push('');
+  return lines.join('\n');
 }
 
 // The one way a value is written into TOML: in a basic string, every character TOML forbids raw
