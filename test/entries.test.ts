@@ -31,11 +31,11 @@ describe('the plain-JavaScript entry', () => {
   });
 
   it.each([
-    ['a deleted module', (core: string) => rmSync(join(core, 'src/render/heap.ts')), /Cannot find module '[^']*src\/render\/heap\.ts'/],
+    ['a deleted module', (core: string) => rmSync(join(core, 'src/render/v8-flags.ts')), /Cannot find module '[^']*src\/render\/v8-flags\.ts'/],
     [
       'a module edited into a syntax error',
-      (core: string) => writeFileSync(join(core, 'src/render/heap.ts'), 'export const = ;\n'),
-      /\(\.gateline\/core\/src\/render\/heap\.ts:1: Unexpected token/,
+      (core: string) => writeFileSync(join(core, 'src/render/v8-flags.ts'), 'export const = ;\n'),
+      /\(\.gateline\/core\/src\/render\/v8-flags\.ts:1: Unexpected token/,
     ],
   ])('a vendored core with %s: exit 1, what and how to restore it, no stack trace', (_name, damage, why) => {
     const dir = host({}, { adapters: ['claude-code'] });
@@ -110,7 +110,7 @@ describe('planning and comparing stream', () => {
   }, 120_000);
 
   it("a large run leaves V8's flags as it found them: the next run uses the code cache the fast start took", () => {
-    // From 1000 planned files on, planning turns V8's pretenuring off (src/render/heap.ts). V8
+    // From 1000 planned files on, planning turns two V8 heuristics off (src/render/v8-flags.ts). V8
     // stamps a code cache with its flags: left off, every next run refused the cache and wrote it again.
     const dir = manyRoles(400);
     const cache = testdir();

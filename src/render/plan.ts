@@ -3,7 +3,7 @@ import { type Folders, listedInside } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
-import { withSettledHeap } from './heap.ts';
+import { withLargeRunFlags } from './v8-flags.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
 import { narrowedRole, type Overlay, readOverlay } from './overlay.ts';
@@ -62,8 +62,8 @@ export function planEach(
   const manifests = adaptersOf(ctx, head);
   const sink = { problems: head };
   const inputs = inputsOf(ctx, sink);
-  const owners = new Map<string, string>();
-  const checked = new Set<string>();
+  // What every file's planning shares; `problems` is the current file's list.
+  const shared: Inputs = { ...inputs, owners: new Map(), checked: new Set(), problems: [] };
   const byRole = new Map<string, { manifest: Manifest; place: number }[]>();
   let places = 0;
   for (const manifest of manifests) {
@@ -76,7 +76,7 @@ export function planEach(
   }
   const found = new Map<number, Problem[]>();
   let failed = head.length > 0;
-  withSettledHeap(places, () => {
+  withLargeRunFlags(places, () => {
     for (const [role, uses] of byRole) {
       // The spec lives in this loop only: nothing that outlives the role holds it.
       let spec: Role | undefined | null = null;
@@ -84,7 +84,8 @@ export function planEach(
         sink.problems = [];
         // Read once, at the role's first file, whose problems its own problems join.
         if (spec === null) spec = inputs.role(role);
-        const file = spec && planFile(ctx, manifest, role, spec, { ...inputs, owners, problems: sink.problems, checked });
+        shared.problems = sink.problems;
+        const file = spec && planFile(ctx, manifest, role, spec, shared);
         if (sink.problems.length) found.set(place, sink.problems);
         failed ||= sink.problems.length > 0;
         if (file && (!failed || options.pastProblems)) visit(file, place);
