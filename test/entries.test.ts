@@ -31,7 +31,11 @@ describe('the plain-JavaScript entry', () => {
   });
 
   it.each([
-    ['a deleted module', (core: string) => rmSync(join(core, 'src/render/v8-flags.ts')), /Cannot find module '[^']*src\/render\/v8-flags\.ts'/],
+    [
+      'a deleted module',
+      (core: string) => rmSync(join(core, 'src/render/v8-flags.ts')),
+      /Cannot find module '[^']*src\/render\/v8-flags\.ts'/,
+    ],
     [
       'a module edited into a syntax error',
       (core: string) => writeFileSync(join(core, 'src/render/v8-flags.ts'), 'export const = ;\n'),

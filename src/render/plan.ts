@@ -3,12 +3,12 @@ import { type Folders, listedInside } from '../shared/paths.ts';
 import type { Problem } from '../shared/problem.ts';
 import type { Context } from './context.ts';
 import { emitAgent } from './emit.ts';
-import { withLargeRunFlags } from './v8-flags.ts';
 import { listAdapters, loadManifest, type Manifest } from './manifest.ts';
 import { modelFor } from './model.ts';
 import { narrowedRole, type Overlay, readOverlay } from './overlay.ts';
 import { loadRole, type Role } from './role.ts';
 import { rules, toolsFor } from './rules.ts';
+import { withLargeRunFlags } from './v8-flags.ts';
 
 export interface PlannedFile {
   /** Relative to the repository root, '/'-separated. */
