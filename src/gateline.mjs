@@ -34,7 +34,9 @@ if (major < 24) {
     process.exitCode = 1;
   }
   if (core) {
-    process.exitCode = core.main(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+    // Node's own streams only for a terminal: they load two dozen modules (start/stdio.mjs).
+    const { output } = await import('./start/stdio.mjs');
+    process.exitCode = core.main(argv, { stdout: output(1), stderr: output(2), cwd: process.cwd() });
     core.done();
   }
 }
