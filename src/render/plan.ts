@@ -137,7 +137,7 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
       const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
       sink.problems.push(...outside);
       if (outside.length) return undefined;
-      const listed = listedInside(join(rolesDir, `${name}.md`), folders);
+      const listed = listedInside(`${rolesDir}/${name}.md`, folders);
       return loadRole(rolesDir, display(ctx, 'roles'), name, sink.problems, { listed });
     },
     overlay(name: string): Overlay {

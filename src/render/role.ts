@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
 import { readInput } from '../shared/text.ts';
@@ -41,7 +40,7 @@ export function loadRole(
     return undefined;
   }
   const before = problems.length;
-  const text = readInput(join(rolesDir, `${name}.md`), file, problems, { listed });
+  const text = readInput(`${rolesDir}/${name}.md`, file, problems, { listed });
   if (text === undefined) {
     if (problems.length === before)
       problems.push({ file, message: `role spec not found: create it, or remove '${name}' from the adapter's roles` });

@@ -85,7 +85,8 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
     const notRegular = rules.regularFilesOnly(file.path, entry);
     problems.push(...notRegular);
     if (notRegular.length) return;
-    const current = readFileSync(join(root, file.path), 'utf8');
+    // A planned path is checked plain and relative ('/'-separated, no '.' or '..'): no join needed.
+    const current = readFileSync(`${root}/${file.path}`, 'utf8');
     if (current === file.content) {
       states[place] = { ...base, status: 'fresh' };
       return;
