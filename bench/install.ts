@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure, type Stat } from './measure.ts';
+import { type Measured, measureTogether, type Stat } from './measure.ts';
 
 const REPO = join(import.meta.dirname, '..');
 const RUNS = Number(process.env.RUNS ?? 9);
@@ -64,8 +64,13 @@ for (let i = 0; i <= RUNS; i++) {
 // The hook once more as the kernel accounts for it (CPU and peak memory of the child), in the
 // last repository, beside node -e ''.
 const last = join(work, `repo-${RUNS}`);
-const hook = measure(['/bin/sh', '.git/hooks/pre-commit'], { cwd: last, runs: RUNS, env });
-const node = measure([process.execPath, '-e', ''], { cwd: last, runs: RUNS, env });
+const [hook, node] = measureTogether(
+  [
+    { argv: ['/bin/sh', '.git/hooks/pre-commit'], cwd: last, env },
+    { argv: [process.execPath, '-e', ''], cwd: last, env },
+  ],
+  RUNS,
+) as [Measured, Measured];
 const fmt = (s: Stat, unit: string) => `${s.median.toFixed(1)} [${s.min.toFixed(1)}-${s.max.toFixed(1)}] ${unit}`;
 
 const base = median(bare);

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statf
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type Measured, measure, type Stat } from './measure.ts';
+import { type Measured, measureTogether, type Stat } from './measure.ts';
 
 const REPO = join(import.meta.dirname, '..');
 const { values: args } = parseArgs({ options: { peers: { type: 'boolean' }, max: { type: 'string' }, dir: { type: 'string' } } });
@@ -90,18 +90,23 @@ const outputs = (dir: string) => ['.claude', '.gemini', '.opencode'].map((d) => 
 console.log(`gateline core benchmark: Node ${process.version}; CPU, wall and peak RSS as median [min-max]`);
 console.log(`checkouts in ${work} (${filesystem(work)})\n`);
 
-// 1. What CI and users run, warm: the compile cache is filled by the warm-up run.
-const bare = measure([node, '-e', ''], { cwd: REPO, runs: RUNS });
-row("node -e ''", bare);
-const ci = measure([node, entry, 'render', '--check'], { cwd: REPO, runs: RUNS });
-row('node src/gateline.mjs render --check (CI, warm)', ci);
-const viaMain = measure([node, join(REPO, 'src/main.ts'), 'render', '--check'], { cwd: REPO, runs: RUNS });
-row('node src/main.ts render --check (warm)', viaMain);
-const hook = measure([node, entry, 'validate'], { cwd: REPO, runs: RUNS });
-row('node src/gateline.mjs validate (the hook, warm)', hook);
+// 1. What CI and users run, warm: the fast start's cache is filled by the warm-up round.
 const emptyTs = join(work, 'empty.ts');
 writeFileSync(emptyTs, '');
-const bareTs = measure([node, emptyTs], { cwd: REPO, runs: RUNS });
+const [bare, ci, viaMain, hook, bareTs] = measureTogether(
+  [
+    [node, '-e', ''],
+    [node, entry, 'render', '--check'],
+    [node, join(REPO, 'src/main.ts'), 'render', '--check'],
+    [node, entry, 'validate'],
+    [node, emptyTs],
+  ].map((argv) => ({ argv, cwd: REPO })),
+  RUNS,
+) as [Measured, Measured, Measured, Measured, Measured];
+row("node -e ''", bare);
+row('node src/gateline.mjs render --check (CI, warm)', ci);
+row('node src/main.ts render --check (warm)', viaMain);
+row('node src/gateline.mjs validate (the hook, warm)', hook);
 row('node empty.ts', bareTs);
 target("CI's command, warm, CPU vs node -e ''", ratio(ci.cpu, bare.cpu), '<= 2x');
 target("  (src/main.ts instead, CPU vs node -e '')", ratio(viaMain.cpu, bare.cpu), '(for comparison)');
@@ -119,9 +124,14 @@ for (const n of SIZES) {
   const floorRun = spawnSync(node, [join(REPO, 'bench/floor.mjs'), dir, floorFile], { encoding: 'utf8' });
   if (floorRun.stdout !== `${3 * n} files up to date, 0 differ\n`)
     throw new Error(`the floor does not build gateline's bytes at N=${n}: ${floorRun.stdout}${floorRun.stderr}`);
-  const floor = measure([node, join(REPO, 'bench/floor.mjs'), dir, floorFile], { cwd: dir, runs });
+  const [floor, check] = measureTogether(
+    [
+      { argv: [node, join(REPO, 'bench/floor.mjs'), dir, floorFile], cwd: dir },
+      { argv: [node, entry, 'render', '--check'], cwd: dir },
+    ],
+    runs,
+  ) as [Measured, Measured];
   row(`floor check, ${n} x 3`, floor);
-  const check = measure([node, entry, 'render', '--check'], { cwd: dir, runs });
   row(`gateline render --check, ${n} x 3`, check);
   checks.set(n, check);
   floors.set(n, floor);
@@ -134,15 +144,17 @@ for (const n of SIZES) {
       '(for comparison)',
     );
   if (n >= 1000) {
-    const cold = measure([node, entry, 'render'], { cwd: dir, runs: Math.min(runs, 3), reset: outputs(dir) });
+    // The floor writes last in each round: its bytes are checked below.
+    const [cold, floorWrite] = measureTogether(
+      [
+        { argv: [node, entry, 'render'], cwd: dir, reset: outputs(dir) },
+        { argv: [node, join(REPO, 'bench/floor.mjs'), dir, floorFile, '--write'], cwd: dir, reset: outputs(dir) },
+      ],
+      Math.min(runs, 3),
+    ) as [Measured, Measured];
     row(`gateline render (cold, outputs removed), ${n} x 3`, cold);
-    colds.set(n, cold);
-    const floorWrite = measure([node, join(REPO, 'bench/floor.mjs'), dir, floorFile, '--write'], {
-      cwd: dir,
-      runs: Math.min(runs, 3),
-      reset: outputs(dir),
-    });
     row(`floor write (cold, outputs removed), ${n} x 3`, floorWrite);
+    colds.set(n, cold);
     // The floor wrote the files last: gateline must find every one of them up to date.
     if (spawnSync(node, [entry, 'render', '--check'], { cwd: dir }).status !== 0)
       throw new Error(`the floor's write does not build gateline's bytes at N=${n}`);
@@ -201,9 +213,6 @@ function peers(): void {
   for (const n of [10, 100, 1000]) {
     const runs = Math.min(RUNS, n >= 1000 ? 5 : 7);
     const dir = generated(n);
-    const check = measure([node, entry, 'render', '--check'], { cwd: dir, runs });
-    row(`gateline render --check, ${n} x 3`, check);
-
     const rs = join(work, `rulesync-${n}`);
     mkdirSync(join(rs, '.rulesync/subagents'), { recursive: true });
     mkdirSync(join(rs, '.git'));
@@ -224,8 +233,6 @@ function peers(): void {
       );
     const gen = spawnSync(node, [rulesync, 'generate'], { cwd: rs, encoding: 'utf8' });
     if (gen.status !== 0) throw new Error(`rulesync generate failed:\n${gen.stdout}${gen.stderr}`);
-    const rsCheck = measure([node, rulesync, 'generate', '--check'], { cwd: rs, runs });
-    row(`rulesync generate --check, ${n} x 3`, rsCheck);
 
     const ru = join(work, `ruler-${n}`);
     mkdirSync(join(ru, '.ruler/agents'), { recursive: true });
@@ -234,7 +241,16 @@ function peers(): void {
     for (let i = 0; i < n; i++)
       writeFileSync(join(ru, `.ruler/agents/role-${i}.md`), `---\nname: role-${i}\ndescription: ${dispatch}\n---\n${body}`);
     const flags = ['--agents', 'claude,copilot,codex', '--subagents', '--no-mcp', '--no-gitignore', '--no-backup', '--local-only'];
-    const ruDry = measure([node, ruler, 'apply', '--dry-run', ...flags], { cwd: ru, runs });
+    const [check, rsCheck, ruDry] = measureTogether(
+      [
+        { argv: [node, entry, 'render', '--check'], cwd: dir },
+        { argv: [node, rulesync, 'generate', '--check'], cwd: rs },
+        { argv: [node, ruler, 'apply', '--dry-run', ...flags], cwd: ru },
+      ],
+      runs,
+    ) as [Measured, Measured, Measured];
+    row(`gateline render --check, ${n} x 3`, check);
+    row(`rulesync generate --check, ${n} x 3`, rsCheck);
     row(`ruler apply --dry-run, ${n} x 3`, ruDry);
 
     target(
