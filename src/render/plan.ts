@@ -180,15 +180,17 @@ function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, in
   if (narrowed?.length) return undefined;
   const role = narrowedRole(spec, overlays[1]);
   const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
+  // The tools the leak check clears are the ones emitted (an overlay narrows commands, not tools).
+  const tools = toolsFor(spec, manifest);
   const refused = [
     ...rules.floor(spec, manifest),
-    ...rules.noCapabilityLeak(spec, manifest),
+    ...rules.noCapabilityLeak(spec, manifest, tools),
     ...rules.commandsNarrowTheShell(spec, manifest),
     ...rules.onePathOneAdapter(path, manifest, inputs.owners),
   ];
   problems.push(...refused);
   if (refused.length) return undefined;
   const host = ctx.mode === 'host' ? { prefix: ctx.prefix ?? '', coreDisplay: ctx.coreDisplay } : undefined;
-  const content = emitAgent({ role, manifest, model, tools: toolsFor(role, manifest), overlays, host });
+  const content = emitAgent({ role, manifest, model, tools, overlays, host });
   return { path, adapter: manifest.adapter, role: name, content };
 }

@@ -25,9 +25,10 @@ export const roleRules = {
   noCapabilityLeak: rule(
     'no-capability-leak',
     'a tool the role gets is not also mapped from a capability the role lacks',
-    (role: RoleInput, adapter: AdapterInput): Problem[] => {
+    // `tools`: what the role is rendered with, when the caller has it already.
+    (role: RoleInput, adapter: AdapterInput, tools: readonly string[] = toolsFor(role, adapter)): Problem[] => {
       const problems: Problem[] = [];
-      for (const tool of toolsFor(role, adapter)) {
+      for (const tool of tools) {
         const from = sourcesOf(adapter).get(canonical(adapter, tool)) ?? [];
         const leaked = from.filter((cap) => !role.capabilities.includes(cap as Capability));
         if (leaked.length === 0) continue;

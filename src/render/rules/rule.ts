@@ -31,6 +31,10 @@ type Check<A extends unknown[]> = (...args: A) => Problem[];
 export type Rule<A extends unknown[]> = Check<A> & { ruleName: string; summary: string };
 
 export function rule<A extends unknown[]>(ruleName: string, summary: string, check: Check<A>): Rule<A> {
-  const run = (...args: A) => check(...args).map((p) => ({ ...p, rule: ruleName }));
+  const run = (...args: A) => {
+    const found = check(...args);
+    // Most checks find nothing, once per planned file: no new array for that.
+    return found.length ? found.map((p) => ({ ...p, rule: ruleName })) : found;
+  };
   return Object.assign(run, { ruleName, summary });
 }
