@@ -77,25 +77,27 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
     const entry = entries.get(name);
     // A planned name leaves the listing: what is left at the end is the orphan candidates.
     entries.delete(name);
-    const base = { path: file.path, adapter: file.adapter, role: file.role };
+    const { path, adapter, role } = file;
     if (!entry) {
-      states[place] = { ...base, status: 'missing', ...kept('', file.content) };
+      states[place] = { path, status: 'missing', adapter, role, ...kept('', file.content) };
       return;
     }
     const notRegular = rules.regularFilesOnly(file.path, entry);
-    problems.push(...notRegular);
-    if (notRegular.length) return;
+    if (notRegular.length) {
+      problems.push(...notRegular);
+      return;
+    }
     // A planned path is checked plain and relative ('/'-separated, no '.' or '..'): no join needed.
     const current = readFileSync(`${root}/${file.path}`, 'utf8');
     if (current === file.content) {
-      states[place] = { ...base, status: 'fresh' };
+      states[place] = { path, status: 'fresh', adapter, role };
       return;
     }
     const handWritten = rules.handWrittenStays(file.path, isRendered(current));
     problems.push(...handWritten);
     if (handWritten.length) return;
     const reformatted = looksReformatted(current, file.content) ? { reformatted: true as const } : {};
-    states[place] = { ...base, status: 'stale', ...reformatted, ...kept(current, file.content) };
+    states[place] = { path, status: 'stale', adapter, role, ...reformatted, ...kept(current, file.content) };
   }
 
   function finish(manifests: Manifest[]): { states: FileState[]; problems: Problem[] } {

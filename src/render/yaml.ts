@@ -17,8 +17,10 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 /** A YAML scalar that every runner's parser reads back as exactly `value` (numbers and booleans as such). */
 export function yamlScalar(value: string | number | boolean, { quote = false } = {}): string {
   if (typeof value !== 'string') return String(value);
-  if (LONE_SURROGATE.test(value) || value.includes('---'))
-    throw new Error(`unsafe frontmatter value reached the emitter: ${JSON.stringify(value)}`);
+  const unsafe = () => new Error(`unsafe frontmatter value reached the emitter: ${JSON.stringify(value)}`);
+  if (value.includes('---')) throw unsafe();
+  // A plain scalar is ASCII, so it holds no surrogate: the scan for a lone one is for the rest.
   if (!quote && PLAIN.test(value) && !value.endsWith(' ') && !KEYWORD.test(value)) return value;
+  if (LONE_SURROGATE.test(value)) throw unsafe();
   return `"${value.replace(ESCAPED, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))}"`;
 }
