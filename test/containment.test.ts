@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { writeAtomic } from '../src/render/write.ts';
+import type { FileState } from '../src/render/state.ts';
+import { applyStates, writeAtomic } from '../src/render/write.ts';
 import type { Problem } from '../src/shared/problem.ts';
 import { readInput } from '../src/shared/text.ts';
 import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, MAIN, snapshot, testdir } from './helpers.ts';
@@ -48,6 +49,26 @@ describe('containment of reads and writes', () => {
     expect(readFileSync(join(dir, 'agent.md'), 'utf8')).toBe('again\n');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp') && !f.includes('0-0-0-0-0'))).toEqual([]);
   });
+  it('a missing output folder is filled under a temp name and renamed into place whole; a failure removes it', () => {
+    const root = testdir();
+    const state = (path: string, next: string): FileState => ({ path, status: 'missing', next, adapter: 'test', role: 'r' });
+    expect(applyStates(root, [state('out/agents/a.md', 'A\n'), state('out/agents/b.md', 'B\n')]).written).toEqual([
+      'out/agents/a.md',
+      'out/agents/b.md',
+    ]);
+    expect(readdirSync(join(root, 'out'))).toEqual(['agents']);
+    expect(readdirSync(join(root, 'out/agents'))).toEqual(['a.md', 'b.md']);
+    // An existing folder gets each file through its own temp file and rename.
+    applyStates(root, [state('out/agents/c.md', 'C\n')]);
+    expect(readdirSync(join(root, 'out/agents'))).toEqual(['a.md', 'b.md', 'c.md']);
+    // The second folder cannot be made (a file is where its parent should be): the first one,
+    // filled already under its temp name, is removed, and nothing appears.
+    writeFileSync(join(root, 'file'), 'a file\n');
+    expect(() => applyStates(root, [state('new/agents/a.md', 'A\n'), state('file/agents/b.md', 'B\n')])).toThrow(/EEXIST|ENOTDIR/);
+    expect(readdirSync(root).sort()).toEqual(['file', 'new', 'out']);
+    expect(readdirSync(join(root, 'new'))).toEqual([]);
+  });
+
   // The renderer resolves and lists each input folder once per run: a folder found inside must
   // not vouch for a link or a FIFO in it, and a linked folder must refuse every file.
   const render = (dir: string) => gateline(dir, 'render');

@@ -1,32 +1,54 @@
-import { chmodSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { FileState } from './state.ts';
 
 /**
- * Brings the disk in line with the compared plan: writes missing and stale files (each through a
- * temp file and a rename, so no reader ever sees half a file) and removes orphans.
- * Fresh files are not touched, so their mtimes stay. Each folder is made once, not per file, and
- * a written file's content is let go at once.
+ * Brings the disk in line with the compared plan: writes missing and stale files and removes
+ * orphans, so that no reader ever sees half a file. A file in an existing folder goes through a
+ * temp file and a rename; an output folder that does not exist yet is filled under a temp name
+ * beside it and renamed into place once whole (a first render: one rename, not one per file, and
+ * the folder appears with every file at once). Fresh files are not touched, so their mtimes stay.
+ * A written file's content is let go at once.
  */
 export function applyStates(root: string, states: FileState[]): { written: string[]; removed: string[] } {
   const written: string[] = [];
   const removed: string[] = [];
-  const folders = new Set<string>();
-  for (const state of states) {
-    const abs = join(root, state.path);
-    if (state.status === 'orphan') {
-      unlinkSync(abs);
-      removed.push(state.path);
-    } else if (state.status !== 'fresh' && state.next !== undefined) {
-      const folder = dirname(abs);
-      if (!folders.has(folder)) mkdirSync(folder, { recursive: true });
-      folders.add(folder);
-      writeAtomic(abs, state.next);
-      delete state.next;
-      written.push(state.path);
+  // Each folder written to -> where its files go now: itself, or the temp folder that becomes it.
+  const folders = new Map<string, string>();
+  try {
+    for (const state of states) {
+      const abs = join(root, state.path);
+      if (state.status === 'orphan') {
+        unlinkSync(abs);
+        removed.push(state.path);
+      } else if (state.status !== 'fresh' && state.next !== undefined) {
+        const folder = dirname(abs);
+        let into = folders.get(folder);
+        if (into === undefined) {
+          into = existsSync(folder) ? folder : newFolder(folder);
+          folders.set(folder, into);
+        }
+        // In a temp folder of our own, made exclusively, nobody reads a file being written.
+        if (into === folder) writeAtomic(abs, state.next);
+        else writeFileSync(join(into, basename(abs)), state.next, { flag: 'wx' });
+        delete state.next;
+        written.push(state.path);
+      }
     }
+    for (const [folder, into] of folders) if (into !== folder) renameSync(into, folder);
+  } catch (error) {
+    for (const [folder, into] of folders) if (into !== folder) rmSync(into, { recursive: true, force: true });
+    throw error;
   }
   return { written, removed };
+}
+
+/** A fresh, exclusively made temp folder beside `folder` (its parents made first), to become it. */
+function newFolder(folder: string): string {
+  mkdirSync(dirname(folder), { recursive: true });
+  const temp = join(dirname(folder), `.${basename(folder)}.${globalThis.crypto.randomUUID()}.tmp`);
+  mkdirSync(temp);
+  return temp;
 }
 
 /**
