@@ -69,6 +69,24 @@ describe('containment of reads and writes', () => {
     expect(readdirSync(join(root, 'new'))).toEqual([]);
   });
 
+  it('a missing output folder with another missing output folder inside it: both appear whole, whichever comes first', () => {
+    const state = (path: string, next: string): FileState => ({ path, status: 'missing', next, adapter: 'test', role: 'r' });
+    for (const order of [
+      ['out/agents/a.md', 'out/agents/sub/b.md'],
+      ['out/agents/sub/b.md', 'out/agents/a.md'],
+    ]) {
+      const root = testdir();
+      applyStates(
+        root,
+        order.map((path) => state(path, `${path}\n`)),
+      );
+      expect(readdirSync(join(root, 'out'))).toEqual(['agents']);
+      expect(readdirSync(join(root, 'out/agents')).sort()).toEqual(['a.md', 'sub']);
+      expect(readdirSync(join(root, 'out/agents/sub'))).toEqual(['b.md']);
+      expect(readFileSync(join(root, 'out/agents/sub/b.md'), 'utf8')).toBe('out/agents/sub/b.md\n');
+    }
+  });
+
   // The renderer resolves and lists each input folder once per run: a folder found inside must
   // not vouch for a link or a FIFO in it, and a linked folder must refuse every file.
   const render = (dir: string) => gateline(dir, 'render');

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { FileState } from './state.ts';
 
@@ -35,12 +35,27 @@ export function applyStates(root: string, states: FileState[]): { written: strin
         written.push(state.path);
       }
     }
-    for (const [folder, into] of folders) if (into !== folder) renameSync(into, folder);
+    for (const [folder, into] of folders) if (into !== folder) putInPlace(into, folder);
   } catch (error) {
     for (const [folder, into] of folders) if (into !== folder) rmSync(into, { recursive: true, force: true });
     throw error;
   }
   return { written, removed };
+}
+
+/**
+ * Renames the temp folder `into` to `folder`. Should `folder` exist by now (another output folder
+ * inside it was made meanwhile, so its parents were), each file is renamed into it instead.
+ */
+function putInPlace(into: string, folder: string): void {
+  try {
+    renameSync(into, folder);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    for (const name of readdirSync(into)) renameSync(join(into, name), join(folder, name));
+    rmdirSync(into);
+  }
 }
 
 /** A fresh, exclusively made temp folder beside `folder` (its parents made first), to become it. */
