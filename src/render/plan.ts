@@ -62,8 +62,8 @@ export function planEach(
   const manifests = adaptersOf(ctx, head);
   const sink = { problems: head };
   const inputs = inputsOf(ctx, sink);
-  // What every file's planning shares; `problems` is the current file's list.
-  const shared: Inputs = { ...inputs, owners: new Map(), checked: new Set(), problems: [] };
+  // What every file's planning shares; the current file's problems are the sink's.
+  const shared: Inputs = { ...inputs, owners: new Map(), checked: new Set(), sink };
   const byRole = new Map<string, { manifest: Manifest; place: number }[]>();
   let places = 0;
   for (const manifest of manifests) {
@@ -84,7 +84,6 @@ export function planEach(
         sink.problems = [];
         // Read once, at the role's first file, whose problems its own problems join.
         if (spec === null) spec = inputs.role(role);
-        shared.problems = sink.problems;
         const file = spec && planFile(ctx, manifest, role, spec, shared);
         if (sink.problems.length) found.set(place, sink.problems);
         failed ||= sink.problems.length > 0;
@@ -156,11 +155,11 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   };
 }
 
-type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; problems: Problem[]; checked: Set<string> };
+type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; checked: Set<string>; sink: { problems: Problem[] } };
 
 /** One adapter × role: resolve the model, run the role rules, emit. Undefined when refused. */
 function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, inputs: Inputs): PlannedFile | undefined {
-  const { problems } = inputs;
+  const { problems } = inputs.sink;
   const model = modelFor(manifest, name, spec.profile);
   if (!model) {
     problems.push({
