@@ -135,6 +135,12 @@ describe('containment of reads and writes', () => {
     expect(problems).toEqual([{ file: 'roles/linked.md', message: expect.stringMatching(/^changed while gateline read it \(ELOOP/) }]);
     // The negative control: without `listed` the link is followed (containment is judged before).
     expect(readInput(link, 'roles/linked.md', [])).toContain('TOP-SECRET-BODY');
+    // A link that loops was never listed as a plain file: it is unreadable, not "changed".
+    const loop = join(dir, 'loop.md');
+    symlinkSync(loop, loop);
+    const looped: Problem[] = [];
+    expect(readInput(loop, 'roles/loop.md', looped)).toBeUndefined();
+    expect(looped).toEqual([{ file: 'roles/loop.md', message: 'cannot be read (ELOOP): replace it with the file gateline expects' }]);
     const fifo = join(dir, 'fifo.md');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     // Would block for ever without O_NONBLOCK: nobody writes to it.

@@ -23,7 +23,7 @@ export function readInput(path: string, file: string, problems: Problem[], { lis
     const why =
       code === 'EISDIR'
         ? 'is a folder where a file is expected'
-        : code === 'ELOOP' || code === 'EAGAIN'
+        : listed && (code === 'ELOOP' || code === 'EAGAIN')
           ? `changed while gateline read it (${code}: now a link or a FIFO)`
           : `cannot be read (${code ?? (error as Error).message})`;
     problems.push({ file, message: `${why}: replace it with the file gateline expects` });
