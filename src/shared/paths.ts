@@ -122,18 +122,6 @@ function leaves(root: string, abs: string): boolean {
   } catch {
     return false; // absent or a broken link: the reader reports it
   }
-  const inside = relative(realRoot(root), real);
+  const inside = relative(realpathSync.native(root), real);
   return inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
-}
-
-// The repository root's real path, once per root rather than once per role spec read. Should the
-// root turn into a link mid-run, files resolve under its new target, outside the old one: refused.
-const realRoots = new Map<string, string>();
-function realRoot(root: string): string {
-  let real = realRoots.get(root);
-  if (real === undefined) {
-    real = realpathSync.native(root);
-    realRoots.set(root, real);
-  }
-  return real;
 }
