@@ -243,6 +243,10 @@ describe('the fast start', () => {
     expect(run(MAIN, ['render', '--check'], REPO, cache)).toEqual(reference);
     // Nor is Node's compile cache kept there.
     expect(existsSync(join(cache, 'gateline/node'))).toBe(false);
+    // A cache home outside any checkout that links into one is not used either.
+    const linked = join(testdir(), 'cache');
+    symlinkSync(cache, linked);
+    expect(run(ENTRY, ['render', '--check'], REPO, linked)).toEqual(reference);
   });
 
   it('a torn or tampered cache is linked again or rejected, never run as it is', () => {

@@ -11,7 +11,7 @@
 // then name the modules' own files and lines).
 // Builtins through process.getBuiltinModule: an ESM import of node:fs builds its whole namespace,
 // which loads fs/promises, streams and readline, milliseconds of a start that needs none of them.
-const { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } =
+const { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } =
   process.getBuiltinModule('node:fs');
 const { homedir } = process.getBuiltinModule('node:os');
 const { dirname, join } = process.getBuiltinModule('node:path');
@@ -47,7 +47,7 @@ async function fastStart(entry, argv) {
   try {
     const folder = privateFolder('start');
     if (!folder) return undefined;
-    const key = `${fnv(`${process.version}\0${entry}`)}`;
+    const key = fnv(`${process.version}\0${entry}`);
     const stem = join(folder, key);
     let linked = current(stem, entry);
     if (!linked) linked = relink(folder, stem, entry, (await import('./link.mjs')).link);
@@ -101,6 +101,8 @@ function privateFolder(name) {
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   if (!base.startsWith('/') || inWorkTree(base)) return undefined;
   mkdirSync(base, { recursive: true, mode: 0o700 });
+  // The cache home may be a link: where it leads must not be in a work tree either.
+  if (inWorkTree(realpathSync.native(base))) return undefined;
   // Another user who can write on the way could hand this process code to run. The cache home
   // may be a link (to a bigger disk); the two folders below it are made here and may not be.
   const safe = (/** @type {import('node:fs').Stats} */ stat) => stat.isDirectory() && stat.uid === uid && (stat.mode & 0o022) === 0;
