@@ -13,11 +13,14 @@ if (major < 24) {
   const argv = process.argv.slice(2);
   const { dirname, join, relative } = process.getBuiltinModule('node:path');
   let core;
+  let output;
   try {
     // The core linked into one script with V8's code for it; else the .ts modules as Node loads
     // them, from its compile cache (start/cache.mjs).
     const { loadCore } = await import('./start/cache.mjs');
     core = await loadCore(join(import.meta.dirname, 'cli.ts'), argv);
+    // Node's own streams only for a terminal: they load two dozen modules (start/stdio.mjs).
+    ({ output } = await import('./start/stdio.mjs'));
   } catch (error) {
     // A core with a file deleted, or edited into something Node cannot load: say which and what
     // to do, not a stack trace (validate, which would name it, cannot run without its core).
@@ -33,9 +36,7 @@ if (major < 24) {
     if (argv.includes('--verbose') && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
   }
-  if (core) {
-    // Node's own streams only for a terminal: they load two dozen modules (start/stdio.mjs).
-    const { output } = await import('./start/stdio.mjs');
+  if (core && output) {
     process.exitCode = core.main(argv, { stdout: output(1), stderr: output(2), cwd: process.cwd() });
     core.done();
   }

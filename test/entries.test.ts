@@ -37,6 +37,11 @@ describe('the plain-JavaScript entry', () => {
       /Cannot find module '[^']*src\/render\/v8-flags\.ts'/,
     ],
     [
+      'its start-up writer deleted',
+      (core: string) => rmSync(join(core, 'src/start/stdio.mjs')),
+      /Cannot find module '[^']*src\/start\/stdio\.mjs'/,
+    ],
+    [
       'a module edited into a syntax error',
       (core: string) => writeFileSync(join(core, 'src/render/v8-flags.ts'), 'export const = ;\n'),
       /\(\.gateline\/core\/src\/render\/v8-flags\.ts:1: Unexpected token/,
