@@ -3,7 +3,7 @@ import { chmodSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unmanagedAgents } from '../src/probe/unmanaged.ts';
-import { discoverAgents, nestedBases } from '../src/render/discovery.ts';
+import { discoverAgents, nestedBases, trackedAgentPaths } from '../src/render/discovery.ts';
 import { listAdapters, loadManifest, type Manifest } from '../src/render/manifest.ts';
 import { checkout, gateline, git, host, REPO, testdir, writeFiles } from './helpers.ts';
 
@@ -145,9 +145,15 @@ describe('folders below the root, where a runner started in a subfolder looks', 
     git(dir, 'init', '-q');
     git(dir, 'add', '-A');
     writeFiles(dir, { 'scratch/.claude/agents/untracked.md': agent('name: reviewer') });
-    expect(nestedBases(dir, runnerOf('claude-code').agents)).toEqual(['packages/app']);
-    expect(nestedBases(dir, runnerOf('copilot').agents)).toEqual(['packages/app']);
-    expect(nestedBases(dir, runnerOf('gemini-cli').agents)).toEqual(['tools']);
+    // One git run for every runner, as validate does; each runner takes its own folders from it.
+    const runners = ['claude-code', 'copilot', 'gemini-cli'] as const;
+    const listed = trackedAgentPaths(
+      dir,
+      runners.map((r) => runnerOf(r).agents),
+    );
+    expect(nestedBases(runnerOf('claude-code').agents, listed)).toEqual(['packages/app']);
+    expect(nestedBases(runnerOf('copilot').agents, listed)).toEqual(['packages/app']);
+    expect(nestedBases(runnerOf('gemini-cli').agents, listed)).toEqual(['tools']);
     expect(discoverAgents(dir, runnerOf('claude-code').agents, 'packages/app').files.map((f) => f.path)).toEqual([
       'packages/app/.claude/agents/notes.md',
     ]);
@@ -159,7 +165,7 @@ describe('folders below the root, where a runner started in a subfolder looks', 
 
   it('none without git', () => {
     const dir = checkout({ 'packages/app/.claude/agents/notes.md': agent('name: reviewer') });
-    expect(nestedBases(dir, runnerOf('claude-code').agents)).toEqual([]);
+    expect(trackedAgentPaths(dir, [runnerOf('claude-code').agents])).toEqual([]);
   });
 });
 

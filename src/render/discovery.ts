@@ -119,9 +119,9 @@ export function discoverAgents(root: string, agents: AgentFolders, base = ''): D
  * The folders below the root, other than the root, where a nested runner's agent folders sit in
  * what git tracks: `packages/app` for `packages/app/.claude/agents/x.md`. Read from git's index
  * (what a commit holds), so no walk of the whole tree; none when git cannot answer. `listed` is
- * what trackedAgentPaths found for several runners at once (one git run instead of one each).
+ * what trackedAgentPaths found for all runners at once (one git run instead of one each).
  */
-export function nestedBases(root: string, agents: AgentFolders, listed = trackedAgentPaths(root, [agents])): string[] {
+export function nestedBases(agents: AgentFolders, listed: string[]): string[] {
   if (!agents.nested) return [];
   const bases = new Set<string>();
   for (const path of listed) {

@@ -28,7 +28,7 @@ export function foreignAgents(root: string, manifests: Manifest[], skip: Set<str
     if (!runner) continue;
     const rendered = new Set([...skip, ...manifest.roles.map((role) => renderedPath(manifest, role))]);
     const found = discoverAgents(root, runner.agents);
-    for (const base of nestedBases(root, runner.agents, listed)) {
+    for (const base of nestedBases(runner.agents, listed)) {
       const below = discoverAgents(root, runner.agents, base);
       found.files.push(...below.files);
       found.refused.push(...below.refused);
