@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileState } from '../src/render/state.ts';
 import { applyStates, writeAtomic } from '../src/render/write.ts';
+import { type Folders, resolvesOutside } from '../src/shared/paths.ts';
 import type { Problem } from '../src/shared/problem.ts';
 import { readInput } from '../src/shared/text.ts';
 import { FIXTURE_MANIFEST, FIXTURE_ROLE, fixtureCheckout, host, MAIN, snapshot, testdir } from './helpers.ts';
@@ -32,6 +33,19 @@ describe('containment of reads and writes', () => {
     expect(run.stderr).toMatch(/\.gateline\/overlays\/_all\.md: is not a regular file \(a FIFO/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(rest()).toEqual(before);
+  });
+
+  it('a path that does not end in a plain name is resolved whole, not looked up in a listing', () => {
+    const dir = testdir();
+    const outside = testdir();
+    symlinkSync(outside, join(dir, 'linked'));
+    mkdirSync(join(dir, 'inside'));
+    // Each path, with a fresh listing and with one that has seen the folders already.
+    for (const folders of [new Map(), new Map()] as Folders[]) {
+      resolvesOutside(dir, 'inside/x.md', folders);
+      for (const rel of ['linked/', 'linked/.', 'inside/../linked']) expect(resolvesOutside(dir, rel, folders), rel).toBe(true);
+      for (const rel of ['inside/', 'inside/.', 'linked/..']) expect(resolvesOutside(dir, rel, folders), rel).toBe(false);
+    }
   });
 
   it('the temp file of an atomic write has an unpredictable name and is created exclusively', () => {

@@ -189,6 +189,58 @@ describe('random roles and tool maps never widen', () => {
   });
 });
 
+describe('roles rendered in one run keep their own grant', () => {
+  // The emitter writes a frontmatter once per manifest, tools, commands and model, for every
+  // role that shares them: each of these roles differs from another in one of the four only.
+  const spec = (caps: string[], profile: string, commands?: string[]) =>
+    `---\ndispatch: Role on ${profile}.\ncapabilities: [${caps.join(', ')}]\n${commands ? `commands: [${commands.join(', ')}]\n` : ''}capability_profile: ${profile}\n---\nBody.\n`;
+  const roles = {
+    a: spec(['read', 'shell'], 'deep'),
+    b: spec(['read', 'shell'], 'fast'),
+    c: spec(['read', 'shell'], 'deep', ['git diff']),
+    d: spec(['read', 'shell'], 'deep', ['git log']),
+    e: spec(['read', 'search', 'shell'], 'deep'),
+    f: spec(['read', 'shell'], 'deep'),
+  };
+  for (const style of ['csv', 'permission-map'] as const) {
+    it(`in a ${style} adapter, each role's file shows its own tools, commands and model`, () => {
+      const dir = checkout(
+        {
+          ...Object.fromEntries(Object.entries(roles).map(([name, text]) => [`roles/${name}.md`, text])),
+          'adapters/test/manifest.json': manifest({
+            roles: Object.keys(roles),
+            tools_style: style,
+            model_map: { deep: 'model-deep', fast: 'model-fast' },
+            ...(style === 'permission-map'
+              ? { tool_map: { read: ['read'], search: ['grep'], shell: ['bash'] }, shell_commands: { allow: ['{command}'], deny: ['*;*'] } }
+              : { tool_map: { read: ['Read'], search: ['Grep'], shell: ['Bash'] } }),
+          }),
+        },
+        { shipped: false },
+      );
+      const plan = planRender(locate(dir));
+      const file = (name: string) => plan.files.find((f) => f.path === `out/${name}.md`)?.content ?? '';
+      if (style === 'csv') {
+        // A csv adapter cannot hold a shell to a list: c and d are refused, the rest rendered.
+        expect(plan.problems.map((p) => p.message.slice(0, 8))).toEqual(["role 'c'", "role 'd'"]);
+      } else expect(plan.problems).toEqual([]);
+      expect(/^model: (.*)$/m.exec(file('a'))?.[1]).toBe('model-deep');
+      expect(/^model: (.*)$/m.exec(file('b'))?.[1]).toBe('model-fast');
+      expect(/^description: (.*)$/m.exec(file('b'))?.[1]).toBe('Role on fast.');
+      expect(grantedTools(file('e'))).toEqual(style === 'csv' ? ['Read', 'Grep', 'Bash'] : ['read', 'grep', 'bash']);
+      expect(grantedTools(file('f'))).toEqual(style === 'csv' ? ['Read', 'Bash'] : ['read', 'bash']);
+      expect(file('f')).toBe(file('a').replaceAll("'a'", "'f'").replaceAll('roles/a.md', 'roles/f.md').replace('name: a', 'name: f'));
+      if (style === 'permission-map') {
+        expect(file('c')).toMatch(/^ {4}"git diff": allow$/m);
+        expect(file('c')).not.toContain('git log');
+        expect(file('d')).toMatch(/^ {4}"git log": allow$/m);
+        expect(file('d')).not.toContain('git diff');
+        expect(file('a')).toMatch(/^ {2}bash: allow$/m);
+      }
+    });
+  }
+});
+
 describe('refusals', () => {
   const cases: [string, Record<string, string>, RegExp][] = [
     [

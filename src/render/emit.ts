@@ -24,17 +24,51 @@ export function emitAgent(agent: Agent): string {
 
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
-  const lines = ['---', `name: ${yamlScalar(role.name)}`, `description: ${yamlScalar(role.dispatch)}`];
-  lines.push(...(manifest.toolsStyle === 'permission-map' ? permissionLines(agent) : toolLines(agent.tools, manifest.toolsStyle)));
-  lines.push(`model: ${yamlScalar(agent.model)}`);
-  for (const [key, value] of Object.entries(manifest.extraFrontmatter)) {
-    lines.push(`${yamlScalar(key)}: ${yamlScalar(value)}`);
-  }
-  lines.push('---', `<!-- ${header(role, agent.host)} -->`, '', role.body);
+  const lines = [
+    '---',
+    `name: ${yamlScalar(role.name)}`,
+    `description: ${description(role.dispatch)}`,
+    frontmatterRest(manifest, agent.tools, role.commands, agent.model),
+    '---',
+    `<!-- ${header(role, agent.host)} -->`,
+    '',
+    role.body,
+  ];
   for (const splice of splices(agent.overlays)) lines.push('', splice);
   // One flat string: a template around the join would be a pair that every comparison copies.
   lines.push('');
   return lines.join('\n');
+}
+
+// A role's files for every adapter share its description: it is quoted once, not per adapter.
+let lastDispatch: string | undefined;
+let lastDescription = '';
+function description(dispatch: string): string {
+  if (dispatch !== lastDispatch) [lastDispatch, lastDescription] = [dispatch, yamlScalar(dispatch)];
+  return lastDescription;
+}
+
+// The frontmatter after the description is a function of the manifest, the tools, the command
+// list and the model alone, and roles share few such combinations: each is written once per
+// manifest. The key is every argument but the manifest, so no input can be left out of it.
+const rests = new WeakMap<Manifest, Map<string, string>>();
+function frontmatterRest(manifest: Manifest, tools: string[], commands: string[] | undefined, model: string): string {
+  let known = rests.get(manifest);
+  if (!known) {
+    known = new Map();
+    rests.set(manifest, known);
+  }
+  const key = JSON.stringify([tools, commands ?? null, model]);
+  let rest = known.get(key);
+  if (rest === undefined) {
+    const lines =
+      manifest.toolsStyle === 'permission-map' ? permissionLines(manifest, tools, commands) : toolLines(tools, manifest.toolsStyle);
+    lines.push(`model: ${yamlScalar(model)}`);
+    for (const [name, value] of Object.entries(manifest.extraFrontmatter)) lines.push(`${yamlScalar(name)}: ${yamlScalar(value)}`);
+    rest = lines.join('\n');
+    known.set(key, rest);
+  }
+  return rest;
 }
 
 function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
@@ -55,14 +89,13 @@ function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
  * permission of a role that lists commands allows only those (then denies redirects and the like);
  * a permission with manifest denies keeps them after its allow (secret files stay unreadable).
  */
-function permissionLines(agent: Agent): string[] {
-  const { role, manifest } = agent;
+function permissionLines(manifest: Manifest, tools: string[], commands: string[] | undefined): string[] {
   const shellTools = manifest.toolMap.shell ?? [];
   const lines = ['permission:', '  "*": deny'];
-  for (const tool of agent.tools) {
+  for (const tool of tools) {
     const shell = manifest.shellCommands;
-    if (role.commands && shell && shellTools.includes(tool)) {
-      const allow = role.commands.flatMap((command) => shell.allow.map((p) => p.replaceAll('{command}', command)));
+    if (commands && shell && shellTools.includes(tool)) {
+      const allow = commands.flatMap((command) => shell.allow.map((p) => p.replaceAll('{command}', command)));
       lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'deny'], ...rules(allow, 'allow'), ...rules(shell.deny, 'deny')]));
     } else if (manifest.permissionDenies[tool]) {
       lines.push(`  ${yamlScalar(tool)}:`, ...patternMap([['*', 'allow'], ...rules(manifest.permissionDenies[tool], 'deny')]));

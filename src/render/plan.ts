@@ -131,13 +131,14 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   // Whether each input folder leaves the repository, and its entries, looked at once in this plan.
   const folders: Folders = new Map();
   const rolesDir = join(ctx.coreRoot, 'roles');
+  const rolesDisplay = display(ctx, 'roles');
   return {
     role(name: string): Role | undefined {
-      const outside = rules.inputsStayInside(ctx.root, display(ctx, 'roles', `${name}.md`), folders);
+      const file = `${rolesDisplay}/${name}.md`;
+      const outside = rules.inputsStayInside(ctx.root, file, folders);
       sink.problems.push(...outside);
       if (outside.length) return undefined;
-      const listed = listedInside(`${rolesDir}/${name}.md`, folders);
-      return loadRole(rolesDir, display(ctx, 'roles'), name, sink.problems, { listed });
+      return loadRole(rolesDir, rolesDisplay, name, sink.problems, { listed: listedInside(file, folders) });
     },
     overlay(name: string): Overlay {
       const file = `${ctx.prefix}/overlays/${name}.md`;

@@ -1,5 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 
 // Paths from manifests, the lock and flags never leave the repository (docs/narrowing.md).
 
@@ -65,50 +65,65 @@ export function escapesThroughSymlink(root: string, rel: string): string | undef
 }
 
 /**
- * What one run saw of each input folder: whether it leaves the repository, and its entries (none
- * when it cannot be listed). One map per run, never kept longer: a folder may become a link later.
+ * What one run saw of each input folder, by its path relative to the root: whether it leaves the
+ * repository, and its entries (none when it cannot be listed). One map per run, never kept
+ * longer: a folder may become a link later.
  */
 export type Folders = Map<string, { outside: boolean; entries?: Map<string, Dirent> }>;
 
 /**
  * True when `rel` exists and resolves, through any link, to a place outside `root`. With `folders`,
  * each folder is resolved and listed once for every file in it, so a file that is not a link costs
- * no system call of its own.
+ * no system call of its own (and no path is normalized: this runs once per role).
  */
 export function resolvesOutside(root: string, rel: string, folders?: Folders): boolean {
-  const abs = join(root, rel);
-  if (!folders) return leaves(root, abs);
-  const folder = seen(root, dirname(abs), folders);
-  const entry = folder.entries?.get(basename(abs));
+  const at = folders && place(rel);
+  if (!folders || !at) return leaves(root, join(root, rel));
+  const folder = seen(root, at.dir, folders);
+  const entry = folder.entries?.get(at.name);
   if (folder.entries && !entry) return false; // absent: the reader reports it
   if (entry?.isFile()) return folder.outside;
   // A link, another kind of entry, or a folder that cannot be listed (no permission, a file where
   // a folder should be): the realpath, which treats each case as the reader will.
-  return leaves(root, abs);
+  return leaves(root, join(root, rel));
 }
 
 /**
- * Whether this run's listing shows `abs` as a regular file (or absent) in a folder inside the
+ * Whether this run's listing shows `rel` as a regular file (or absent) in a folder inside the
  * repository: it may then be read without a look of its own, opened so that a link or FIFO put
  * there since is refused, not followed or waited on (readInput's `listed`).
  */
-export function listedInside(abs: string, folders: Folders): boolean {
-  const folder = folders.get(dirname(abs));
-  if (!folder?.entries || folder.outside) return false;
-  const entry = folder.entries.get(basename(abs));
+export function listedInside(rel: string, folders: Folders): boolean {
+  const at = place(rel);
+  const folder = at && folders.get(at.dir);
+  if (!at || !folder?.entries || folder.outside) return false;
+  const entry = folder.entries.get(at.name);
   return !entry || entry.isFile();
 }
 
-/** The folder `abs` as this run saw it, resolved and listed on the first look. */
-function seen(root: string, abs: string, folders: Folders) {
-  let folder = folders.get(abs);
+/**
+ * A '/'-separated relative path as its folder and name, when the name is a plain one (not '',
+ * '.' or '..', no '\\'): the file is then that entry of that folder. Undefined otherwise, and the
+ * path takes the long way.
+ */
+function place(rel: string): { dir: string; name: string } | undefined {
+  const cut = rel.lastIndexOf('/');
+  const name = rel.slice(cut + 1);
+  if (name === '' || name === '.' || name === '..' || name.includes('\\')) return undefined;
+  return { dir: cut < 0 ? '' : rel.slice(0, cut), name };
+}
+
+/** The folder `dir` (relative to root) as this run saw it, resolved and listed on the first look. */
+function seen(root: string, dir: string, folders: Folders) {
+  let folder = folders.get(dir);
   if (!folder) {
+    const abs = join(root, dir);
     let entries: Map<string, Dirent> | undefined;
     try {
       entries = new Map(readdirSync(abs, { withFileTypes: true }).map((entry) => [entry.name, entry]));
     } catch {}
     folder = { outside: leaves(root, abs), entries };
-    folders.set(abs, folder);
+    folders.set(dir, folder);
   }
   return folder;
 }
