@@ -190,8 +190,9 @@ describe('random roles and tool maps never widen', () => {
 });
 
 describe('roles rendered in one run keep their own grant', () => {
-  // The emitter writes a frontmatter once per manifest, tools, commands and model, for every
-  // role that shares them: each of these roles differs from another in one of the four only.
+  // The tools are worked out once per capability list, and the frontmatter once per manifest,
+  // tools and model, for every role that shares them: each of these roles differs from another
+  // in one of them only (or in its command list, or in its capabilities' order).
   const spec = (caps: string[], profile: string, commands?: string[]) =>
     `---\ndispatch: Role on ${profile}.\ncapabilities: [${caps.join(', ')}]\n${commands ? `commands: [${commands.join(', ')}]\n` : ''}capability_profile: ${profile}\n---\nBody.\n`;
   const roles = {
@@ -201,6 +202,7 @@ describe('roles rendered in one run keep their own grant', () => {
     d: spec(['read', 'shell'], 'deep', ['git log']),
     e: spec(['read', 'search', 'shell'], 'deep'),
     f: spec(['read', 'shell'], 'deep'),
+    g: spec(['shell', 'read'], 'deep'),
   };
   for (const style of ['csv', 'permission-map'] as const) {
     it(`in a ${style} adapter, each role's file shows its own tools, commands and model`, () => {
@@ -229,6 +231,8 @@ describe('roles rendered in one run keep their own grant', () => {
       expect(/^description: (.*)$/m.exec(file('b'))?.[1]).toBe('Role on fast.');
       expect(grantedTools(file('e'))).toEqual(style === 'csv' ? ['Read', 'Grep', 'Bash'] : ['read', 'grep', 'bash']);
       expect(grantedTools(file('f'))).toEqual(style === 'csv' ? ['Read', 'Bash'] : ['read', 'bash']);
+      // The same capabilities in another order: the tools follow the role's order.
+      expect(grantedTools(file('g'))).toEqual(style === 'csv' ? ['Bash', 'Read'] : ['bash', 'read']);
       expect(file('f')).toBe(file('a').replaceAll("'a'", "'f'").replaceAll('roles/a.md', 'roles/f.md').replace('name: a', 'name: f'));
       if (style === 'permission-map') {
         expect(file('c')).toMatch(/^ {4}"git diff": allow$/m);

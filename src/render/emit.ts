@@ -11,7 +11,7 @@ export interface Agent {
   role: Role;
   manifest: Manifest;
   model: string;
-  tools: string[];
+  tools: readonly string[];
   overlays: Overlay[];
   /** Set in a host: the header then points to the overlay and the vendored core's command. */
   host?: { prefix: string; coreDisplay: string };
@@ -24,20 +24,12 @@ export function emitAgent(agent: Agent): string {
 
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
-  const lines = [
-    '---',
-    `name: ${yamlScalar(role.name)}`,
-    `description: ${description(role.dispatch)}`,
-    frontmatterRest(manifest, agent.tools, role.commands, agent.model),
-    '---',
-    `<!-- ${header(role, agent.host)} -->`,
-    '',
-    role.body,
-  ];
-  for (const splice of splices(agent.overlays)) lines.push('', splice);
-  // One flat string: a template around the join would be a pair that every comparison copies.
-  lines.push('');
-  return lines.join('\n');
+  const frontmatter =
+    `---\nname: ${yamlScalar(role.name)}\ndescription: ${description(role.dispatch)}\n` +
+    `${frontmatterRest(manifest, agent.tools, role.commands, agent.model)}\n---\n`;
+  let text = `${frontmatter}<!-- ${header(role, agent.host)} -->\n\n${role.body}\n`;
+  for (const splice of splices(agent.overlays)) text += `\n${splice}\n`;
+  return text;
 }
 
 // A role's files for every adapter share its description: it is quoted once, not per adapter.
@@ -49,29 +41,39 @@ function description(dispatch: string): string {
 }
 
 // The frontmatter after the description is a function of the manifest, the tools, the command
-// list and the model alone, and roles share few such combinations: each is written once per
-// manifest. The key is every argument but the manifest, so no input can be left out of it.
-const rests = new WeakMap<Manifest, Map<string, string>>();
-function frontmatterRest(manifest: Manifest, tools: string[], commands: string[] | undefined, model: string): string {
-  let known = rests.get(manifest);
-  if (!known) {
-    known = new Map();
-    rests.set(manifest, known);
+// list and the model alone, and roles share few such combinations. toolsFor hands every role with
+// the same capabilities the same tools array, so without a command list each manifest writes it
+// once per tools array and model; a role's own command list is written for it each time.
+const rests = new WeakMap<Manifest, WeakMap<readonly string[], Map<string, string>>>();
+function frontmatterRest(manifest: Manifest, tools: readonly string[], commands: string[] | undefined, model: string): string {
+  if (commands) return writeRest(manifest, tools, commands, model);
+  let byTools = rests.get(manifest);
+  if (!byTools) {
+    byTools = new WeakMap();
+    rests.set(manifest, byTools);
   }
-  const key = JSON.stringify([tools, commands ?? null, model]);
-  let rest = known.get(key);
+  let byModel = byTools.get(tools);
+  if (!byModel) {
+    byModel = new Map();
+    byTools.set(tools, byModel);
+  }
+  let rest = byModel.get(model);
   if (rest === undefined) {
-    const lines =
-      manifest.toolsStyle === 'permission-map' ? permissionLines(manifest, tools, commands) : toolLines(tools, manifest.toolsStyle);
-    lines.push(`model: ${yamlScalar(model)}`);
-    for (const [name, value] of Object.entries(manifest.extraFrontmatter)) lines.push(`${yamlScalar(name)}: ${yamlScalar(value)}`);
-    rest = lines.join('\n');
-    known.set(key, rest);
+    rest = writeRest(manifest, tools, undefined, model);
+    byModel.set(model, rest);
   }
   return rest;
 }
 
-function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
+function writeRest(manifest: Manifest, tools: readonly string[], commands: string[] | undefined, model: string): string {
+  const lines =
+    manifest.toolsStyle === 'permission-map' ? permissionLines(manifest, tools, commands) : toolLines(tools, manifest.toolsStyle);
+  lines.push(`model: ${yamlScalar(model)}`);
+  for (const [name, value] of Object.entries(manifest.extraFrontmatter)) lines.push(`${yamlScalar(name)}: ${yamlScalar(value)}`);
+  return lines.join('\n');
+}
+
+function toolLines(tools: readonly string[], style: Manifest['toolsStyle']): string[] {
   switch (style) {
     case 'csv':
       // An absent or bare `tools:` means "every tool" in the runners: always write the list.
@@ -89,7 +91,7 @@ function toolLines(tools: string[], style: Manifest['toolsStyle']): string[] {
  * permission of a role that lists commands allows only those (then denies redirects and the like);
  * a permission with manifest denies keeps them after its allow (secret files stay unreadable).
  */
-function permissionLines(manifest: Manifest, tools: string[], commands: string[] | undefined): string[] {
+function permissionLines(manifest: Manifest, tools: readonly string[], commands: string[] | undefined): string[] {
   const shellTools = manifest.toolMap.shell ?? [];
   const lines = ['permission:', '  "*": deny'];
   for (const tool of tools) {

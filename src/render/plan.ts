@@ -173,23 +173,30 @@ function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, in
   }
   const overlays = ctx.mode === 'host' ? [inputs.overlay('_all'), inputs.overlay(name)] : [];
   // Each overlay is checked once, however many adapters render its role (_all.md once in all).
-  const unchecked = overlays.filter((o) => !inputs.checked.has(o.file));
-  const narrowed = unchecked.flatMap((o) => rules.overlayCommandsNarrow(spec, o));
-  for (const o of unchecked) inputs.checked.add(o.file);
-  problems.push(...(narrowed ?? []));
-  if (narrowed?.length) return undefined;
+  let overlayRefused = false;
+  for (const overlay of overlays) {
+    if (inputs.checked.has(overlay.file)) continue;
+    inputs.checked.add(overlay.file);
+    const narrowed = rules.overlayCommandsNarrow(spec, overlay);
+    problems.push(...narrowed);
+    overlayRefused ||= narrowed.length > 0;
+  }
+  if (overlayRefused) return undefined;
   const role = narrowedRole(spec, overlays[1]);
   const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
   // The tools the leak check clears are the ones emitted (an overlay narrows commands, not tools).
   const tools = toolsFor(spec, manifest);
-  const refused = [
-    ...rules.floor(spec, manifest),
-    ...rules.noCapabilityLeak(spec, manifest, tools),
-    ...rules.commandsNarrowTheShell(spec, manifest),
-    ...rules.onePathOneAdapter(path, manifest, inputs.owners),
-  ];
-  problems.push(...refused);
-  if (refused.length) return undefined;
+  const refused = rules
+    .floor(spec, manifest)
+    .concat(
+      rules.noCapabilityLeak(spec, manifest, tools),
+      rules.commandsNarrowTheShell(spec, manifest),
+      rules.onePathOneAdapter(path, manifest, inputs.owners),
+    );
+  if (refused.length) {
+    problems.push(...refused);
+    return undefined;
+  }
   const host = ctx.mode === 'host' ? { prefix: ctx.prefix ?? '', coreDisplay: ctx.coreDisplay } : undefined;
   const content = emitAgent({ role, manifest, model, tools, overlays, host });
   return { path, adapter: manifest.adapter, role: name, content };

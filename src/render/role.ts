@@ -1,4 +1,4 @@
-import { CAPABILITIES, type Capability, isCapability, ROLE_NAME } from '../shared/capabilities.ts';
+import { CAPABILITIES, type Capability, capability, ROLE_NAME } from '../shared/capabilities.ts';
 import type { Problem } from '../shared/problem.ts';
 import { readInput } from '../shared/text.ts';
 import { parseFrontmatter } from './frontmatter.ts';
@@ -21,6 +21,7 @@ export interface Role {
 
 const KEYS = ['dispatch', 'capabilities', 'capability_profile'];
 const OPTIONAL_KEYS = ['commands'];
+const ALLOWED_KEYS = new Set([...KEYS, ...OPTIONAL_KEYS]);
 const PROFILE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
@@ -50,7 +51,7 @@ export function loadRole(
   if (!fm) return undefined;
 
   for (const [key, { line }] of fm.fields) {
-    if (!KEYS.includes(key) && !OPTIONAL_KEYS.includes(key))
+    if (!ALLOWED_KEYS.has(key))
       problems.push({ file, line, message: `unknown key '${key}' (allowed: ${[...KEYS, ...OPTIONAL_KEYS].join(', ')})` });
   }
   for (const key of KEYS) {
@@ -70,9 +71,10 @@ export function loadRole(
     if (!Array.isArray(caps.value)) {
       problems.push({ file, line: caps.line, message: "'capabilities' must be a list, e.g. [read, search]" });
     } else {
-      for (const cap of caps.value) {
-        if (!isCapability(cap)) {
-          problems.push({ file, line: caps.line, message: `unknown capability '${cap}' (known: ${CAPABILITIES.join(', ')})` });
+      for (const name of caps.value) {
+        const cap = capability(name);
+        if (!cap) {
+          problems.push({ file, line: caps.line, message: `unknown capability '${name}' (known: ${CAPABILITIES.join(', ')})` });
         } else if (capabilities.includes(cap)) {
           problems.push({ file, line: caps.line, message: `capability '${cap}' is listed twice` });
         } else capabilities.push(cap);

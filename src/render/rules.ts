@@ -15,7 +15,7 @@ import type { Rule } from './rules/rule.ts';
 export const rules = { ...manifestRules, ...argvRules, ...roleRules, ...fileRules, ...discoveryRules };
 
 /** Every rule, for the table test and the docs. */
-export const RULES: Rule<never[]>[] = Object.values(rules) as unknown as Rule<never[]>[];
+export const RULES: Rule<[]>[] = Object.values(rules) as unknown as Rule<[]>[];
 
 export { manifestValues } from './rules/manifest.ts';
 export { toolsFor } from './rules/role.ts';

@@ -16,7 +16,7 @@ export function readInput(path: string, file: string, problems: Problem[], { lis
       problems.push({ file, message: 'is not a regular file (a FIFO, socket or device): replace it with the file gateline expects' });
       return undefined;
     }
-    return normalize(readFileSync(path, listed ? { encoding: 'utf8', flag: AS_LISTED } : 'utf8'));
+    return normalize(readFileSync(path, listed ? LISTED : 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -32,7 +32,7 @@ export function readInput(path: string, file: string, problems: Problem[], { lis
 }
 
 // Read-only, never through a link at the name, never blocking on a FIFO.
-const AS_LISTED = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const LISTED = { encoding: 'utf8', flag: constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) } as const;
 
 export function normalize(text: string): string {
   const bomless = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

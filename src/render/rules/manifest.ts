@@ -34,8 +34,16 @@ export interface WrittenValue {
 /** Every string of a manifest that the renderer writes into an agent file, with its key. */
 export function manifestValues(m: ManifestInput): WrittenValue[] {
   const out: WrittenValue[] = [];
+  // A manifest may list thousands of roles: one line finder per key, not one per value.
+  const lines = new Map<string, () => number | undefined>();
   const add = (key: string, name: string, value: unknown) => {
-    if (typeof value === 'string') out.push({ file: m.file, line: () => lineOfJsonKey(m.text, key), what: `'${key}' '${name}'`, value });
+    if (typeof value !== 'string') return;
+    let line = lines.get(key);
+    if (!line) {
+      line = () => lineOfJsonKey(m.text, key);
+      lines.set(key, line);
+    }
+    out.push({ file: m.file, line, what: `'${key}' '${name}'`, value });
   };
   for (const [cap, tool] of mappedTools(m)) add('tool_map', cap, tool);
   const shell = m.json.shell_commands as Record<string, unknown> | undefined;

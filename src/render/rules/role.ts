@@ -1,4 +1,4 @@
-import type { Capability } from '../../shared/capabilities.ts';
+import { CAPABILITIES, type Capability } from '../../shared/capabilities.ts';
 import type { Problem } from '../../shared/problem.ts';
 import { lineOfJsonKey } from '../../shared/text.ts';
 import { takesAgentFile } from '../headless.ts';
@@ -11,15 +11,19 @@ export const roleRules = {
   floor: rule(
     'floor',
     "a role lacking a capability the runner cannot withhold (the manifest's floor) is refused, not widened",
-    (role: RoleInput, adapter: AdapterInput): Problem[] =>
-      Object.entries(adapter.floor)
-        .filter(([cap]) => !role.capabilities.includes(cap as Capability))
-        .map(([cap, why]) => ({
+    (role: RoleInput, adapter: AdapterInput): Problem[] => {
+      const problems: Problem[] = [];
+      for (const [cap, why] of Object.entries(adapter.floor)) {
+        if (role.capabilities.includes(cap as Capability)) continue;
+        problems.push({
           file: adapter.file,
           message:
             `role '${role.name}' cannot be rendered for ${adapter.adapter}: it lacks '${cap}', which ${adapter.adapter} cannot withhold (${why}). ` +
             `Grant the role '${cap}' in ${role.file}, or drop '${role.name}' from this adapter's roles`,
-        })),
+        });
+      }
+      return problems;
+    },
   ),
 
   noCapabilityLeak: rule(
@@ -28,10 +32,14 @@ export const roleRules = {
     // `tools`: what the role is rendered with, when the caller has it already.
     (role: RoleInput, adapter: AdapterInput, tools: readonly string[] = toolsFor(role, adapter)): Problem[] => {
       const problems: Problem[] = [];
-      for (const tool of tools) {
-        const from = sourcesOf(adapter).get(canonical(adapter, tool)) ?? [];
+      const sources = sourcesOf(adapter);
+      // Indexed loops: this runs for every tool of every rendered file, mostly before V8 has
+      // optimized it, where each step of a for-of is a call.
+      for (let i = 0; i < tools.length; i++) {
+        const tool = tools[i] as string;
+        const from = sources.byName.get(tool) ?? sources.byCanonical.get(canonical(adapter, tool)) ?? [];
+        if (holdsAll(role.capabilities, from)) continue;
         const leaked = from.filter((cap) => !role.capabilities.includes(cap as Capability));
-        if (leaked.length === 0) continue;
         const held = from.filter((cap) => !leaked.includes(cap));
         const lacking = leaked.join("', '");
         problems.push({
@@ -161,13 +169,49 @@ function commandFlaw(command: string): string | undefined {
 /**
  * The runner tools a role receives: only those mapped from its own capabilities, in the role's
  * order, deduplicated. `no-capability-leak` refuses any of them that a lacking capability also maps.
+ * A function of the tool map and the capability list alone, so each list is worked out once per
+ * tool map (the same array for every role that has it: never change it).
  */
-export function toolsFor(role: RoleInput, adapter: Pick<AdapterInput, 'toolMap'>): string[] {
-  const tools: string[] = [];
-  for (const cap of role.capabilities) {
-    for (const tool of adapter.toolMap[cap] ?? []) if (!tools.includes(tool)) tools.push(tool);
+export function toolsFor(role: RoleInput, adapter: Pick<AdapterInput, 'toolMap'>): readonly string[] {
+  const key = listKey(role.capabilities);
+  let known = toolLists.get(adapter.toolMap);
+  if (!known) {
+    known = new Map();
+    toolLists.set(adapter.toolMap, known);
+  }
+  let tools = key === undefined ? undefined : known.get(key);
+  if (!tools) {
+    const list: string[] = [];
+    for (const cap of role.capabilities) {
+      for (const tool of adapter.toolMap[cap] ?? []) if (!list.includes(tool)) list.push(tool);
+    }
+    tools = Object.freeze(list);
+    if (key !== undefined) known.set(key, tools);
   }
   return tools;
+}
+
+const toolLists = new WeakMap<object, Map<number, readonly string[]>>();
+
+/**
+ * A capability list, in its order, as one number (each capability a base-8 digit: its place in
+ * the vocabulary, plus one); undefined for a list that is not distinct vocabulary words.
+ */
+function listKey(capabilities: readonly string[]): number | undefined {
+  if (capabilities.length > CAPABILITIES.length) return undefined;
+  let key = 0;
+  for (const cap of capabilities) {
+    const at = (CAPABILITIES as readonly string[]).indexOf(cap);
+    if (at < 0) return undefined;
+    key = key * 8 + at + 1;
+  }
+  return key;
+}
+
+/** Whether `held` includes every one of `caps`. */
+function holdsAll(held: readonly string[], caps: readonly string[]): boolean {
+  for (let i = 0; i < caps.length; i++) if (!held.includes(caps[i] as string)) return false;
+  return true;
 }
 
 /** `Bash(git diff:*)` -> `Bash`: a rule narrows a tool, but it is still that tool. */
@@ -176,7 +220,8 @@ function baseName(tool: string): string {
   return paren < 0 ? tool : tool.slice(0, paren);
 }
 
-const sources = new WeakMap<object, Map<string, string[]>>();
+type Sources = { byName: Map<string, string[]>; byCanonical: Map<string, string[]> };
+const sources = new WeakMap<object, Sources>();
 
 /** The tool a name stands for in the runner: its base name, through the runner's aliases. */
 function canonical(adapter: AdapterInput, tool: string): string {
@@ -185,18 +230,26 @@ function canonical(adapter: AdapterInput, tool: string): string {
   return Object.hasOwn(aliases, base) ? (aliases[base] as string) : base;
 }
 
-/** tool (by canonical name) -> the capabilities that map to it, computed once per adapter. */
-function sourcesOf(adapter: AdapterInput): Map<string, string[]> {
-  let map = sources.get(adapter);
-  if (!map) {
-    map = new Map();
+/**
+ * The capabilities that map to each tool, computed once per adapter: by the tool's canonical name,
+ * and by each name the tool map writes (looked up per rendered file, without working out the
+ * canonical name again).
+ */
+function sourcesOf(adapter: AdapterInput): Sources {
+  let found = sources.get(adapter);
+  if (!found) {
+    const byCanonical = new Map<string, string[]>();
     for (const [cap, tools] of Object.entries(adapter.toolMap)) {
       for (const tool of tools) {
         const base = canonical(adapter, tool);
-        if (!map.get(base)?.includes(cap)) map.set(base, [...(map.get(base) ?? []), cap]);
+        if (!byCanonical.get(base)?.includes(cap)) byCanonical.set(base, [...(byCanonical.get(base) ?? []), cap]);
       }
     }
-    sources.set(adapter, map);
+    const byName = new Map<string, string[]>();
+    for (const tools of Object.values(adapter.toolMap))
+      for (const tool of tools) byName.set(tool, byCanonical.get(canonical(adapter, tool)) ?? []);
+    found = { byName, byCanonical };
+    sources.set(adapter, found);
   }
-  return map;
+  return found;
 }
