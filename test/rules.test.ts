@@ -138,6 +138,17 @@ const CASES: Record<string, Case[]> = {
   ],
   'one-path-one-adapter': [
     ['two adapters rendering the same path', () => problemsOf(fw({ 'adapters/other/manifest.json': manifest({}, 'other') }))],
+    [
+      "the same folder written 'out/', and another file name pattern that meets the first",
+      () =>
+        problemsOf(
+          fw({
+            'roles/a-r.md': FIXTURE_ROLE,
+            'adapters/test/manifest.json': manifest({ roles: ['r', 'a-r'] }),
+            'adapters/other/manifest.json': manifest({ output_dir: 'out/', filename: 'a-{role}.md', roles: ['r'] }, 'other'),
+          }),
+        ),
+    ],
   ],
   'regular-files-only': [
     [

@@ -24,20 +24,20 @@ export function emitAgent(agent: Agent): string {
 
 function emitMarkdown(agent: Agent): string {
   const { role, manifest } = agent;
-  const frontmatter =
-    `---\nname: ${yamlScalar(role.name)}\ndescription: ${description(role.dispatch)}\n` +
-    `${frontmatterRest(manifest, agent.tools, role.commands, agent.model)}\n---\n`;
+  const frontmatter = `---\n${nameLines(role)}\n${frontmatterRest(manifest, agent.tools, role.commands, agent.model)}\n---\n`;
   let text = `${frontmatter}<!-- ${header(role, agent.host)} -->\n\n${role.body}\n`;
   for (const splice of splices(agent.overlays)) text += `\n${splice}\n`;
   return text;
 }
 
-// A role's files for every adapter share its description: it is quoted once, not per adapter.
-let lastDispatch: string | undefined;
-let lastDescription = '';
-function description(dispatch: string): string {
-  if (dispatch !== lastDispatch) [lastDispatch, lastDescription] = [dispatch, yamlScalar(dispatch)];
-  return lastDescription;
+// A role's files for every adapter share its name and description lines: quoted once, not per adapter.
+let last: { name: string; dispatch: string; lines: string } | undefined;
+function nameLines(role: { name: string; dispatch: string }): string {
+  if (!last || role.name !== last.name || role.dispatch !== last.dispatch) {
+    const { name, dispatch } = role;
+    last = { name, dispatch, lines: `name: ${yamlScalar(name)}\ndescription: ${yamlScalar(dispatch)}` };
+  }
+  return last.lines;
 }
 
 // The frontmatter after the description is a function of the manifest, the tools, the command

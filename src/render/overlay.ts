@@ -46,6 +46,7 @@ export function readOverlay(path: string, file: string, problems: Problem[]): Ov
 
 /** What the overlays add to an agent: each spliced one after a line that names its file. */
 export function splices(overlays: Overlay[]): string[] {
+  if (overlays.length === 0) return []; // a framework checkout: once per rendered file
   return overlays.filter((o) => o.splice).map((o) => `<!-- overlay: ${o.file} -->\n${o.splice}`);
 }
 

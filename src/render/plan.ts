@@ -13,6 +13,8 @@ import { withLargeRunFlags } from './v8-flags.ts';
 export interface PlannedFile {
   /** Relative to the repository root, '/'-separated. */
   path: string;
+  /** The folder `path` is in: its adapter's output folder. */
+  dir: string;
   content: string;
   adapter: string;
   role: string;
@@ -63,7 +65,7 @@ export function planEach(
   const sink = { problems: head };
   const inputs = inputsOf(ctx, sink);
   // What every file's planning shares; the current file's problems are the sink's.
-  const shared: Inputs = { ...inputs, owners: new Map(), checked: new Set(), sink };
+  const shared: Inputs = { ...inputs, owners: new Map(), sharedDirs: sharedDirs(ctx, manifests), checked: new Set(), sink };
   const byRole = new Map<string, { manifest: Manifest; place: number }[]>();
   let places = 0;
   for (const manifest of manifests) {
@@ -156,7 +158,28 @@ function inputsOf(ctx: Context, sink: { problems: Problem[] }) {
   };
 }
 
-type Inputs = ReturnType<typeof inputsOf> & { owners: Map<string, string>; checked: Set<string>; sink: { problems: Problem[] } };
+type Inputs = ReturnType<typeof inputsOf> & {
+  owners: Map<string, string>;
+  sharedDirs: Set<string>;
+  checked: Set<string>;
+  sink: { problems: Problem[] };
+};
+
+/**
+ * The output folders that more than one selected adapter renders into. A rendered path is its
+ * adapter's output folder, '/', and a file name without '/', so two adapters can render the same
+ * path only in the same folder: only there is each path remembered for one-path-one-adapter.
+ */
+function sharedDirs(ctx: Context, manifests: Manifest[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const manifest of manifests) {
+    if (!selected(ctx, manifest)) continue;
+    if (seen.has(manifest.outputDir)) shared.add(manifest.outputDir);
+    seen.add(manifest.outputDir);
+  }
+  return shared;
+}
 
 /** One adapter × role: resolve the model, run the role rules, emit. Undefined when refused. */
 function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, inputs: Inputs): PlannedFile | undefined {
@@ -186,18 +209,15 @@ function planFile(ctx: Context, manifest: Manifest, name: string, spec: Role, in
   const path = `${manifest.outputDir}/${manifest.filename.replaceAll('{role}', name)}`;
   // The tools the leak check clears are the ones emitted (an overlay narrows commands, not tools).
   const tools = toolsFor(spec, manifest);
-  const refused = rules
-    .floor(spec, manifest)
-    .concat(
-      rules.noCapabilityLeak(spec, manifest, tools),
-      rules.commandsNarrowTheShell(spec, manifest),
-      rules.onePathOneAdapter(path, manifest, inputs.owners),
-    );
-  if (refused.length) {
-    problems.push(...refused);
+  const floor = rules.floor(spec, manifest);
+  const leak = rules.noCapabilityLeak(spec, manifest, tools);
+  const shell = rules.commandsNarrowTheShell(spec, manifest);
+  const taken = inputs.sharedDirs.has(manifest.outputDir) ? rules.onePathOneAdapter(path, manifest, inputs.owners) : [];
+  if (floor.length || leak.length || shell.length || taken.length) {
+    problems.push(...floor, ...leak, ...shell, ...taken);
     return undefined;
   }
   const host = ctx.mode === 'host' ? { prefix: ctx.prefix ?? '', coreDisplay: ctx.coreDisplay } : undefined;
   const content = emitAgent({ role, manifest, model, tools, overlays, host });
-  return { path, adapter: manifest.adapter, role: name, content };
+  return { path, dir: manifest.outputDir, adapter: manifest.adapter, role: name, content };
 }

@@ -71,9 +71,8 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
   }
 
   function compareOne(file: PlannedFile, place: number): void {
-    const slash = file.path.lastIndexOf('/');
-    const entries = listing(file.path.slice(0, slash));
-    const name = file.path.slice(slash + 1);
+    const entries = listing(file.dir);
+    const name = file.path.slice(file.dir.length + 1);
     const entry = entries.get(name);
     // A planned name leaves the listing: what is left at the end is the orphan candidates.
     entries.delete(name);
