@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSy
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileState } from '../src/render/state.ts';
-import { applyStates, writeAtomic } from '../src/render/write.ts';
+import { applyStates, folderSpool, writeAtomic } from '../src/render/write.ts';
 import { type Folders, resolvesOutside } from '../src/shared/paths.ts';
 import type { Problem } from '../src/shared/problem.ts';
 import { readInput } from '../src/shared/text.ts';
@@ -81,6 +81,44 @@ describe('containment of reads and writes', () => {
     expect(() => applyStates(root, [state('new/agents/a.md', 'A\n'), state('file/agents/b.md', 'B\n')])).toThrow(/EEXIST|ENOTDIR/);
     expect(readdirSync(root).sort()).toEqual(['file', 'new', 'out']);
     expect(readdirSync(join(root, 'new'))).toEqual([]);
+  });
+
+  it('a first render writes the new folders as it plans, out of sight; a problem in a later role leaves the tree as it was', () => {
+    const roles = Array.from({ length: 30 }, (_, i) => `r${i}`);
+    const files = Object.fromEntries(roles.map((r) => [`roles/${r}.md`, FIXTURE_ROLE]));
+    const manifest = { ...FIXTURE_MANIFEST, output_dir: 'deep/er/out', roles };
+    // The last role lacks a key: found only after 29 roles' files were written to the temp folder.
+    const dir = fixtureCheckout({
+      ...files,
+      'roles/r29.md': FIXTURE_ROLE.replace('capability_profile: deep\n', ''),
+      'adapters/test/manifest.json': JSON.stringify(manifest),
+    });
+    const before = snapshot(dir);
+    const failed = render(dir);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/roles\/r29\.md.*capability_profile/);
+    // Neither the temp folder nor the parent folders made for it are left.
+    expect(snapshot(dir)).toEqual(before);
+    writeFileSync(join(dir, 'roles/r29.md'), FIXTURE_ROLE);
+    const ok = render(dir);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(readdirSync(join(dir, 'deep/er'))).toEqual(['out']);
+    expect(readdirSync(join(dir, 'deep/er/out')).sort()).toEqual(roles.map((r) => `${r}.md`).sort());
+    expect(readFileSync(join(dir, 'deep/er/out/r7.md'), 'utf8')).toContain('name: r7');
+  });
+
+  it('an aborted spool removes its temp folders and the parents it made, but not a parent someone else filled meanwhile', () => {
+    const root = testdir();
+    mkdirSync(join(root, 'kept'));
+    const spool = folderSpool(root);
+    spool.write('a/b/agents', 'x.md', 'X\n');
+    spool.write('kept/agents', 'y.md', 'Y\n');
+    expect(readdirSync(join(root, 'a/b'))[0]).toMatch(/^\.agents\..*\.tmp$/);
+    writeFileSync(join(root, 'a/theirs.txt'), 'not ours\n');
+    spool.abort();
+    expect(readdirSync(root).sort()).toEqual(['a', 'kept']);
+    expect(readdirSync(join(root, 'a'))).toEqual(['theirs.txt']);
+    expect(readdirSync(join(root, 'kept'))).toEqual([]);
   });
 
   it('a missing output folder with another missing output folder inside it: both appear whole, whichever comes first', () => {

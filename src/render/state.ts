@@ -8,6 +8,7 @@ import type { Manifest } from './manifest.ts';
 import type { PlannedFile } from './plan.ts';
 import { looksReformatted } from './reformatted.ts';
 import { rules } from './rules.ts';
+import type { FolderSpool } from './write.ts';
 
 export type Status = 'fresh' | 'missing' | 'stale' | 'orphan';
 
@@ -20,6 +21,8 @@ export interface FileState {
   diff?: string[];
   /** Stale, but only in layout (white space, quotes, bullets): a formatter rewrote it. */
   reformatted?: true;
+  /** Missing, in a folder that did not exist: written already into its temp folder (write.ts folderSpool). */
+  spooled?: true;
   adapter: string;
   role?: string;
 }
@@ -33,13 +36,15 @@ export interface FileState {
  * write (`keep: 'next'`) or a short diff to report (`keep: 'diff'`), and a fresh one neither, so
  * a check holds one file's content at a time.
  */
-export function diskComparer(root: string, keep: 'next' | 'diff') {
+export function diskComparer(root: string, keep: 'next' | 'diff', spool?: FolderSpool) {
   // Files come in any order, each with its place in the plan; states and problems are reported in
   // the plan's order.
   const states: FileState[] = [];
   const found = new Map<number, Problem[]>();
   let problems: Problem[] = [];
   const listings = new Map<string, Map<string, Dirent>>();
+  // Output folders that do not exist: their files go to the spool, when there is one.
+  const absent = new Set<string>();
   const listing = (dir: string) => {
     let entries = listings.get(dir);
     if (!entries) {
@@ -50,7 +55,8 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
         // No such folder yet: every file in it is missing. Anything else (a file where the
         // folder should be) would fail half-way through writing, so it is a problem now.
         const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT')
+        if (code === 'ENOENT') absent.add(dir);
+        else
           problems.push({
             file: dir,
             message: `cannot be used as the output folder (${code}): a file is in the way of the folder, move it`,
@@ -78,7 +84,10 @@ export function diskComparer(root: string, keep: 'next' | 'diff') {
     entries.delete(name);
     const { path, adapter, role } = file;
     if (!entry) {
-      states[place] = { path, status: 'missing', adapter, role, ...kept('', file.content) };
+      if (spool && absent.has(file.dir)) {
+        spool.write(file.dir, name, file.content);
+        states[place] = { path, status: 'missing', adapter, role, spooled: true };
+      } else states[place] = { path, status: 'missing', adapter, role, ...kept('', file.content) };
       return;
     }
     const notRegular = rules.regularFilesOnly(file.path, entry);
