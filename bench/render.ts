@@ -6,21 +6,20 @@
 // --dir puts the generated checkouts in DIR instead of the OS temp folder: the cold render is
 // mostly the kernel creating files, which costs 10x more on some disks than on others (docs/speed.md).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { assertFloorMatches, ENTRY, generated as generatedIn, REPO, shapes } from './checkout.ts';
 import { type Measured, measureTogether, type Stat } from './measure.ts';
 
-const REPO = join(import.meta.dirname, '..');
 const { values: args } = parseArgs({ options: { peers: { type: 'boolean' }, max: { type: 'string' }, dir: { type: 'string' } } });
 const RUNS = Number(process.env.RUNS ?? 15);
 const MAX = Number(args.max ?? 10000);
 const SIZES = [10, 100, 1000, 10000].filter((n) => n <= MAX);
 const runsAt = (n: number) => (n >= 10000 ? Math.min(RUNS, 5) : n >= 1000 ? Math.min(RUNS, 9) : RUNS);
-const ADAPTERS = ['claude-code', 'gemini-cli', 'opencode']; // the three Markdown adapters
 const node = process.execPath;
-const entry = join(REPO, 'src/gateline.mjs');
+const entry = ENTRY;
 const work = mkdtempSync(join(args.dir ?? tmpdir(), 'gateline-bench-'));
 
 const fmt = (s: Stat, unit: string, digits = 1) =>
@@ -39,38 +38,7 @@ function target(name: string, value: string, goal: string): void {
   targets.push(`${name.padEnd(66)} ${value.padEnd(22)} target ${goal}`);
 }
 
-/** A framework checkout with n roles (the implementer's spec), rendered by the three adapters. */
-function generated(n: number): string {
-  const dir = join(work, `n${n}`);
-  mkdirSync(join(dir, 'roles'), { recursive: true });
-  mkdirSync(join(dir, '.git'));
-  const spec = readFileSync(join(REPO, 'roles/implementer.md'), 'utf8');
-  const roles = Array.from({ length: n }, (_, i) => `role-${i}`);
-  for (const role of roles) writeFileSync(join(dir, 'roles', `${role}.md`), spec);
-  for (const adapter of ADAPTERS) {
-    cpSync(join(REPO, 'adapters', adapter), join(dir, 'adapters', adapter), { recursive: true });
-    const path = join(dir, 'adapters', adapter, 'manifest.json');
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(readFileSync(path, 'utf8')), roles }, null, 2));
-  }
-  const render = spawnSync(node, [entry, 'render'], { cwd: dir, encoding: 'utf8' });
-  if (render.status !== 0) throw new Error(`gateline render failed at N=${n}:\n${render.stderr}`);
-  return dir;
-}
-
-/** What the floor glues on per adapter, cut from gateline's own output for role-0. */
-function shapes(dir: string): string {
-  const out = ADAPTERS.map((adapter) => {
-    const manifest = JSON.parse(readFileSync(join(dir, 'adapters', adapter, 'manifest.json'), 'utf8'));
-    const text = readFileSync(join(dir, manifest.output_dir, manifest.filename.replaceAll('{role}', 'role-0')), 'utf8');
-    const start = text.indexOf('\n', text.indexOf('\ndescription: ') + 1) + 1;
-    const close = text.indexOf('---\n<!-- ', start);
-    const header = text.slice(close + 4, text.indexOf('\n', close + 4)).replaceAll('role-0', '{role}');
-    return { dir: manifest.output_dir, filename: manifest.filename, middle: text.slice(start, close), header };
-  });
-  const file = join(dir, '..', `shapes-${dir.split('/').at(-1)}.json`);
-  writeFileSync(file, JSON.stringify(out));
-  return file;
-}
+const generated = (n: number) => generatedIn(work, n);
 
 /** The file system a folder is on, by statfs magic, for the record of where the disk rows were taken. */
 function filesystem(dir: string): string {
@@ -121,9 +89,7 @@ for (const n of SIZES) {
   const dir = generated(n);
   const runs = runsAt(n);
   const floorFile = shapes(dir);
-  const floorRun = spawnSync(node, [join(REPO, 'bench/floor.mjs'), dir, floorFile], { encoding: 'utf8' });
-  if (floorRun.stdout !== `${3 * n} files up to date, 0 differ\n`)
-    throw new Error(`the floor does not build gateline's bytes at N=${n}: ${floorRun.stdout}${floorRun.stderr}`);
+  assertFloorMatches(dir, floorFile, n);
   const [floor, check] = measureTogether(
     [
       { argv: [node, join(REPO, 'bench/floor.mjs'), dir, floorFile], cwd: dir },

@@ -88,7 +88,7 @@ describe('the plain-JavaScript entry', () => {
   });
 });
 
-/** A checkout with `n` roles rendered by three Markdown adapters (as bench/render.ts builds). */
+/** A checkout with `n` roles rendered by three Markdown adapters (as bench/checkout.ts builds). */
 function manyRoles(n: number): string {
   const roles = Array.from({ length: n }, (_, i) => `role-${i}`);
   const files: Record<string, string> = {};
