@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileState } from '../src/render/state.ts';
@@ -105,6 +105,51 @@ describe('containment of reads and writes', () => {
     expect(readdirSync(join(dir, 'deep/er'))).toEqual(['out']);
     expect(readdirSync(join(dir, 'deep/er/out')).sort()).toEqual(roles.map((r) => `${r}.md`).sort());
     expect(readFileSync(join(dir, 'deep/er/out/r7.md'), 'utf8')).toContain('name: r7');
+  });
+
+  it('a failed first render into nested new output folders leaves no folder behind, whichever was made first', () => {
+    const adapter = (name: string, output_dir: string, roles: string[]) =>
+      JSON.stringify({ ...FIXTURE_MANIFEST, adapter: name, output_dir, roles });
+    // a1 makes x/y (for x/y/one), b2 then x/y/q (for x/y/q/two); the missing role comes last.
+    const dir = fixtureCheckout({
+      'adapters/test/manifest.json': adapter('test', 'x/y/one', ['r']),
+      'adapters/z2/manifest.json': adapter('z2', 'x/y/q/two', ['r', 'zbad']),
+    });
+    const before = snapshot(dir);
+    const run = render(dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/roles\/zbad\.md: role spec not found/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('writing a new folder fails (a name too long): a problem in the plan is still what is reported, and nothing is left', () => {
+    const long = 'o'.repeat(240); // the folder can be made, its temp twin's name cannot
+    const dir = fixtureCheckout({
+      'adapters/test/manifest.json': JSON.stringify({ ...FIXTURE_MANIFEST, output_dir: long, roles: ['r', 'zbad'] }),
+    });
+    const before = snapshot(dir);
+    const run = render(dir);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/roles\/zbad\.md: role spec not found/);
+    expect(run.stderr).not.toMatch(/internal error|ENAMETOOLONG/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('temp folders a killed render left an hour ago or more are removed by the next first render; a newer one is left', () => {
+    const dir = fixtureCheckout();
+    const old = join(dir, `.out.${globalThis.crypto.randomUUID()}.tmp`);
+    const recent = join(dir, `.out.${globalThis.crypto.randomUUID()}.tmp`);
+    for (const temp of [old, recent]) {
+      mkdirSync(temp);
+      writeFileSync(join(temp, 'r.md'), 'left by a killed render\n');
+    }
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    const run = render(dir);
+    expect(run.status, run.stderr).toBe(0);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    expect(readdirSync(join(dir, 'out'))).toEqual(['r.md']);
   });
 
   it('an aborted spool removes its temp folders and the parents it made, but not a parent someone else filled meanwhile', () => {

@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { FileState } from './state.ts';
 
@@ -17,6 +28,7 @@ export function applyStates(root: string, states: FileState[], spool?: FolderSpo
   // Each folder written to -> where its files go now: itself, or the temp folder that becomes it.
   const folders = new Map<string, string>();
   try {
+    spool?.check();
     for (const state of states) {
       const abs = join(root, state.path);
       if (state.status === 'orphan') {
@@ -69,11 +81,27 @@ function newFolder(folder: string): string {
   return tempFolder(folder);
 }
 
-const tempFolder = (folder: string): string => {
-  const temp = join(dirname(folder), `.${basename(folder)}.${globalThis.crypto.randomUUID()}.tmp`);
+/**
+ * A fresh temp folder beside `folder`. Temp folders of `folder` left by a render killed an hour
+ * ago or more (a first render fills one while it plans) are removed first: a render still running
+ * is never that old.
+ */
+function tempFolder(folder: string): string {
+  const parent = dirname(folder);
+  const ours = new RegExp(
+    `^\\.${basename(folder).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp$`,
+  );
+  for (const name of readdirSync(parent)) {
+    if (!ours.test(name)) continue;
+    const stat = lstatSync(join(parent, name), { throwIfNoEntry: false });
+    if (stat?.isDirectory() && Date.now() - stat.mtimeMs > HOUR) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const temp = join(parent, `.${basename(folder)}.${globalThis.crypto.randomUUID()}.tmp`);
   mkdirSync(temp);
   return temp;
-};
+}
+
+const HOUR = 3600 * 1000;
 
 export type FolderSpool = ReturnType<typeof folderSpool>;
 
@@ -92,18 +120,30 @@ export function folderSpool(root: string) {
   // Output folder (relative) -> its temp folder; the parents made for them, each bottom-most first.
   const temps = new Map<string, string>();
   const made: string[][] = [];
+  // The first error writing (a name too long, a full disk): reported only if the plan has no
+  // problem, which would have been found before any write, as it was when writing came last.
+  let failure: { error: unknown } | undefined;
   return {
     write(dir: string, name: string, content: string): void {
-      let temp = temps.get(dir);
-      if (temp === undefined) {
-        const folder = join(root, dir);
-        const first = mkdirSync(dirname(folder), { recursive: true });
-        if (first) made.push(chain(first, dirname(folder)));
-        temp = tempFolder(folder);
-        temps.set(dir, temp);
+      if (failure) return;
+      try {
+        let temp = temps.get(dir);
+        if (temp === undefined) {
+          const folder = join(root, dir);
+          const first = mkdirSync(dirname(folder), { recursive: true });
+          if (first) made.push(chain(first, dirname(folder)));
+          temp = tempFolder(folder);
+          temps.set(dir, temp);
+        }
+        // One write per planned file: the folder is ours and plain, the name a plain file name.
+        writeFileSync(`${temp}/${name}`, content, EXCLUSIVE);
+      } catch (error) {
+        failure = { error };
       }
-      // One write per planned file: the folder is ours and plain, the name a plain file name.
-      writeFileSync(`${temp}/${name}`, content, EXCLUSIVE);
+    },
+    /** Throws what went wrong writing, if anything did: before anything else is written. */
+    check(): void {
+      if (failure) throw failure.error;
     },
     commit(): void {
       for (const [dir, temp] of temps) putInPlace(temp, join(root, dir));
@@ -112,8 +152,9 @@ export function folderSpool(root: string) {
     abort(): void {
       for (const temp of temps.values()) rmSync(temp, { recursive: true, force: true });
       temps.clear();
-      // Only folders left empty: whatever someone else put in them meanwhile stays.
-      for (const folders of made)
+      // Only folders left empty, the last made first (it may be inside an earlier one): whatever
+      // someone else put in them meanwhile stays.
+      for (const folders of made.reverse())
         for (const folder of folders) {
           try {
             rmdirSync(folder);
@@ -121,6 +162,7 @@ export function folderSpool(root: string) {
             break;
           }
         }
+      made.length = 0;
     },
   };
 }
