@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FileState } from '../src/render/state.ts';
@@ -145,10 +145,16 @@ describe('containment of reads and writes', () => {
     }
     const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
     utimesSync(old, twoHoursAgo, twoHoursAgo);
+    // A link under such a name is nobody's temp folder: left, and what it points to untouched.
+    const elsewhere = testdir({ 'keep.md': 'theirs\n' });
+    const link = join(dir, `.out.${globalThis.crypto.randomUUID()}.tmp`);
+    symlinkSync(elsewhere, link);
+    lutimesSync(link, twoHoursAgo, twoHoursAgo);
     const run = render(dir);
     expect(run.status, run.stderr).toBe(0);
     expect(existsSync(old)).toBe(false);
     expect(existsSync(recent)).toBe(true);
+    expect(readFileSync(join(link, 'keep.md'), 'utf8')).toBe('theirs\n');
     expect(readdirSync(join(dir, 'out'))).toEqual(['r.md']);
   });
 

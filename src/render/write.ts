@@ -88,19 +88,20 @@ function newFolder(folder: string): string {
  */
 function tempFolder(folder: string): string {
   const parent = dirname(folder);
-  const ours = new RegExp(
-    `^\\.${basename(folder).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp$`,
-  );
+  const prefix = `.${basename(folder)}.`;
+  const uuid = globalThis.crypto.randomUUID();
   for (const name of readdirSync(parent)) {
-    if (!ours.test(name)) continue;
+    // `.<folder>.<uuid>.tmp`: only names this function makes.
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp') || !UUID.test(name.slice(prefix.length, -4))) continue;
     const stat = lstatSync(join(parent, name), { throwIfNoEntry: false });
     if (stat?.isDirectory() && Date.now() - stat.mtimeMs > HOUR) rmSync(join(parent, name), { recursive: true, force: true });
   }
-  const temp = join(parent, `.${basename(folder)}.${globalThis.crypto.randomUUID()}.tmp`);
+  const temp = join(parent, `${prefix}${uuid}.tmp`);
   mkdirSync(temp);
   return temp;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HOUR = 3600 * 1000;
 
 export type FolderSpool = ReturnType<typeof folderSpool>;
